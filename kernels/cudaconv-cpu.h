@@ -1,0 +1,24 @@
+/* cudaconv: host API of the CPU convolution back end.
+ *
+ * The same channel and filter descriptions as cudaconv-cuda.h, on host
+ * memory. Returns 0 on success or an errno value (EINVAL, ENOMEM). */
+#ifndef CUDACONV_CPU_H
+#define CUDACONV_CPU_H
+
+#include "cudaconv-kernel-types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Convolves src into dst (distinct buffers) using up to n_threads threads. */
+int cc_cpu_convolve (const CcChannel * src, const CcChannel * dst,
+    const CcFilter * filter, CcBorder border, int n_threads);
+
+/* Sets every sample of the channel to value (saturated to the sample type). */
+int cc_cpu_fill (const CcChannel * dst, unsigned value);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUDACONV_CPU_H */

@@ -1,0 +1,71 @@
+/* cudaconv: types shared by the CUDA and CPU convolution back ends.
+ *
+ * Plain C, no GStreamer, no CUDA headers: the plugin, the CPU back end and the
+ * .cu launch wrappers all include this file. */
+#ifndef CUDACONV_KERNEL_TYPES_H
+#define CUDACONV_KERNEL_TYPES_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CC_MAX_RADIUS 15
+#define CC_MAX_SIDE (2 * CC_MAX_RADIUS + 1)
+#define CC_MAX_TAPS (CC_MAX_SIDE * CC_MAX_SIDE)
+/* A gradient-magnitude filter stores two filters in one CC_MAX_TAPS slot. */
+#define CC_MAX_MAGNITUDE_RADIUS 10
+
+/* How ghost cells (samples outside the plane) are made up. */
+typedef enum {
+  CC_BORDER_ZERO = 0,           /* ghost cells are 0, as in PMPP chapter 7 */
+  CC_BORDER_CLAMP,              /* replicate the nearest edge sample: aaa|abcd|ddd */
+  CC_BORDER_MIRROR,             /* reflect without repeating the edge: cb|abcd|cb */
+  CC_BORDER_WRAP                /* periodic: cd|abcd|ab */
+} CcBorder;
+
+/* The value is the size of one sample in bytes. */
+typedef enum {
+  CC_SAMPLE_U8 = 1,
+  CC_SAMPLE_U16 = 2
+} CcSampleType;
+
+typedef enum {
+  CC_RESPONSE_LINEAR = 0,       /* out = sum(w * in) + offset */
+  CC_RESPONSE_MAGNITUDE         /* out = hypot(sum(wa * in), sum(wb * in)) + offset */
+} CcResponse;
+
+/* One channel of one plane. Sample (x, y) lives at
+ * (char *) data + y * pitch + x * pixel_stride * sample_bytes, so interleaved
+ * channels (NV12's UV, packed RGB) are addressed in their own sample grid. */
+typedef struct {
+  void *data;
+  size_t pitch;                 /* bytes from one row to the next */
+  int width;                    /* in pixels of this channel */
+  int height;
+  int pixel_stride;             /* samples from one pixel to the next */
+  CcSampleType sample;
+} CcChannel;
+
+/* A filter ready to run: weights are already divided by the divisor, so
+ * out = saturate(round(sum(taps * in) + offset)). For CC_RESPONSE_MAGNITUDE
+ * taps holds two (2r+1)^2 filters back to back. */
+typedef struct {
+  int radius;
+  CcResponse response;
+  float offset;
+  const float *taps;            /* row-major, host memory */
+} CcFilter;
+
+static inline int
+cc_filter_n_taps (int radius, CcResponse response)
+{
+  int side = 2 * radius + 1;
+  return side * side * (response == CC_RESPONSE_MAGNITUDE ? 2 : 1);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUDACONV_KERNEL_TYPES_H */

@@ -1,0 +1,31 @@
+/* cudaconv: a filter ready for the back ends, made from weights, divisor and
+ * offset. */
+#ifndef CUDACONV_FILTER_H
+#define CUDACONV_FILTER_H
+
+#include <glib.h>
+#include "cudaconv-weights.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  int radius;
+  CcResponse response;
+  float offset;
+  float taps[CC_MAX_TAPS];      /* weights / divisor */
+  gboolean identity;            /* output == input for every sample */
+} CudaConvFilter;
+
+/* The divisor actually used: divisor when non-zero, else the sum of the
+ * (first filter's) weights, else 1 when that sum is 0. */
+double cudaconv_effective_divisor (const CudaConvWeights * weights,
+    double divisor);
+
+void cudaconv_filter_prepare (const CudaConvWeights * weights, double divisor,
+    double offset, CudaConvFilter * out);
+
+/* The back ends' view of the filter; valid while filter lives. */
+CcFilter cudaconv_filter_view (const CudaConvFilter * filter);
+
+G_END_DECLS
+#endif /* CUDACONV_FILTER_H */

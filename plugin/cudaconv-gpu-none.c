@@ -1,0 +1,51 @@
+/* cudaconv: the CUDA back end of a build without CUDA: never usable. */
+#include "cudaconv-gpu.h"
+
+CudaConvGpu *
+cudaconv_gpu_open (gint device_id, GError ** error)
+{
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "cudaconv was built without CUDA support (meson -Dcuda=disabled, or no "
+      "nvcc was found at build time)");
+  return NULL;
+}
+
+void
+cudaconv_gpu_close (CudaConvGpu * gpu)
+{
+}
+
+const gchar *
+cudaconv_gpu_describe (CudaConvGpu * gpu)
+{
+  return "no CUDA support";
+}
+
+GstAllocator *
+cudaconv_gpu_get_allocator (CudaConvGpu * gpu)
+{
+  return NULL;
+}
+
+GstBufferPool *
+cudaconv_gpu_new_pool (CudaConvGpu * gpu, GstCaps * caps, guint size,
+    guint min_buffers, guint max_buffers)
+{
+  return NULL;
+}
+
+gboolean
+cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
+    GError ** error)
+{
+  g_return_val_if_reached (FALSE);
+}
+
+gboolean
+cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
+    const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
+    CudaConvGpuStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
+    GError ** error)
+{
+  g_return_val_if_reached (FALSE);
+}

@@ -1,0 +1,75 @@
+/* cudaconv: per-component actions for a video format. */
+#include "cudaconv-plan.h"
+#include "gstcudaconv-enums.h"
+
+static guint
+channel_bit (const GstVideoFormatInfo * finfo, gint comp)
+{
+  if (comp == GST_VIDEO_COMP_A && GST_VIDEO_FORMAT_INFO_HAS_ALPHA (finfo))
+    return GST_CUDACONV_CHANNEL_ALPHA;
+  return 1u << comp;
+}
+
+void
+cudaconv_plan_make (CudaConvPlan * plan, const GstVideoInfo * info,
+    guint channels, gboolean neutral_chroma)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  const gboolean yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
+
+  memset (plan, 0, sizeof (*plan));
+  plan->n_planes = GST_VIDEO_INFO_N_PLANES (info);
+
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    gboolean chroma = yuv && (c == GST_VIDEO_COMP_U || c == GST_VIDEO_COMP_V);
+    if (neutral_chroma && chroma) {
+      plan->action[c] = CUDACONV_ACTION_FILL;
+      plan->fill_value[c] = 1u << (GST_VIDEO_INFO_COMP_DEPTH (info, c) - 1);
+    } else if (channels & channel_bit (finfo, c)) {
+      plan->action[c] = CUDACONV_ACTION_FILTER;
+      plan->any_filter = TRUE;
+    } else {
+      plan->action[c] = CUDACONV_ACTION_COPY;
+    }
+  }
+
+  for (guint p = 0; p < plan->n_planes; p++) {
+    CudaConvPlanePlan *pp = &plan->planes[p];
+    gint written_bytes = 0, first;
+
+    gst_video_format_info_component (finfo, p, pp->components);
+    while (pp->n_components < GST_VIDEO_MAX_COMPONENTS
+        && pp->components[pp->n_components] >= 0)
+      pp->n_components++;
+    first = pp->components[0];
+    for (gint i = 0; i < pp->n_components; i++) {
+      gint c = pp->components[i];
+      if (plan->action[c] != CUDACONV_ACTION_COPY)
+        written_bytes += GST_ROUND_UP_8 (GST_VIDEO_INFO_COMP_DEPTH (info,
+                c)) / 8;
+    }
+    pp->process = written_bytes > 0;
+    pp->copy_first = pp->process
+        && written_bytes < GST_VIDEO_INFO_COMP_PSTRIDE (info, first);
+    pp->row_bytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, first) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, first);
+    pp->rows = GST_VIDEO_INFO_COMP_HEIGHT (info, first);
+  }
+}
+
+CcChannel
+cudaconv_plan_channel (const GstVideoInfo * info, gint comp,
+    gpointer plane_data, gsize pitch)
+{
+  CcSampleType sample = GST_VIDEO_INFO_COMP_DEPTH (info, comp) > 8 ?
+      CC_SAMPLE_U16 : CC_SAMPLE_U8;
+  CcChannel ch = {
+    (guint8 *) plane_data + GST_VIDEO_INFO_COMP_POFFSET (info, comp),
+    pitch,
+    GST_VIDEO_INFO_COMP_WIDTH (info, comp),
+    GST_VIDEO_INFO_COMP_HEIGHT (info, comp),
+    GST_VIDEO_INFO_COMP_PSTRIDE (info, comp) / (gint) sample,
+    sample
+  };
+  return ch;
+}

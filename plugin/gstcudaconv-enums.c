@@ -1,0 +1,115 @@
+/* cudaconv: registration of the property enum and flags types. */
+#include "gstcudaconv-enums.h"
+
+GType
+gst_cudaconv_kernel_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDACONV_KERNEL_IDENTITY, "Identity (1x1 [1]): passthrough",
+        "identity"},
+    {GST_CUDACONV_KERNEL_BOX, "Box blur: (2r+1)^2 ones / (2r+1)^2", "box"},
+    {GST_CUDACONV_KERNEL_GAUSSIAN,
+        "Gaussian blur: exp(-(x^2+y^2)/(2 sigma^2)), normalised to sum 1",
+        "gaussian"},
+    {GST_CUDACONV_KERNEL_SHARPEN,
+        "Unsharp mask: 2*identity - gaussian(radius, sigma)", "sharpen"},
+    {GST_CUDACONV_KERNEL_EDGE,
+          "Laplacian edge detection, 3x3 [-1 -1 -1; -1 8 -1; -1 -1 -1]",
+        "edge"},
+    {GST_CUDACONV_KERNEL_SOBEL,
+        "Sobel gradient magnitude sqrt(gx^2 + gy^2), 3x3", "sobel"},
+    {GST_CUDACONV_KERNEL_SOBEL_X,
+        "Sobel horizontal gradient gx, 3x3 [-1 0 1; -2 0 2; -1 0 1]",
+        "sobel-x"},
+    {GST_CUDACONV_KERNEL_SOBEL_Y,
+        "Sobel vertical gradient gy, 3x3 [-1 -2 -1; 0 0 0; 1 2 1]", "sobel-y"},
+    {GST_CUDACONV_KERNEL_EMBOSS,
+        "Emboss, 3x3 [-2 -1 0; -1 1 1; 0 1 2]", "emboss"},
+    {GST_CUDACONV_KERNEL_CUSTOM, "Custom: the matrix property", "custom"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCudaConvKernel",
+            values));
+  return type;
+}
+
+GType
+gst_cudaconv_border_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDACONV_BORDER_ZERO, "Ghost cells are 0 (darkens edges)", "zero"},
+    {GST_CUDACONV_BORDER_CLAMP, "Replicate the edge sample: aaa|abcd|ddd",
+        "clamp"},
+    {GST_CUDACONV_BORDER_MIRROR,
+        "Reflect without repeating the edge: cb|abcd|cb", "mirror"},
+    {GST_CUDACONV_BORDER_WRAP, "Wrap around: cd|abcd|ab", "wrap"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCudaConvBorder",
+            values));
+  return type;
+}
+
+GType
+gst_cudaconv_strategy_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDACONV_STRATEGY_AUTO, "Pick one (currently always tiled-halo)",
+        "auto"},
+    {GST_CUDACONV_STRATEGY_TILED_HALO,
+        "Input tile and halo cells in shared memory", "tiled-halo"},
+    {GST_CUDACONV_STRATEGY_CACHE_HALO,
+        "Tile interior in shared memory, halo cells through L1/L2",
+        "cache-halo"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCudaConvStrategy",
+            values));
+  return type;
+}
+
+GType
+gst_cudaconv_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDACONV_BACKEND_AUTO,
+        "CUDA when a device is usable, else the CPU (with a warning)", "auto"},
+    {GST_CUDACONV_BACKEND_CUDA, "CUDA only: fail when no device is usable",
+        "cuda"},
+    {GST_CUDACONV_BACKEND_CPU, "CPU only", "cpu"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCudaConvBackend",
+            values));
+  return type;
+}
+
+GType
+gst_cudaconv_channels_get_type (void)
+{
+  static GType type = 0;
+  /* Each bit has an RGB and a YUV nick; GStreamer names a value by the last
+   * matching entry, so the YUV nicks come second. */
+  static const GFlagsValue values[] = {
+    {GST_CUDACONV_CHANNEL_0, "First component: R, or Y, or gray", "r"},
+    {GST_CUDACONV_CHANNEL_0, "First component: R, or Y, or gray", "y"},
+    {GST_CUDACONV_CHANNEL_1, "Second component: G or U (Cb)", "g"},
+    {GST_CUDACONV_CHANNEL_1, "Second component: G or U (Cb)", "u"},
+    {GST_CUDACONV_CHANNEL_2, "Third component: B or V (Cr)", "b"},
+    {GST_CUDACONV_CHANNEL_2, "Third component: B or V (Cr)", "v"},
+    {GST_CUDACONV_CHANNEL_ALPHA, "Alpha", "a"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_flags_register_static ("GstCudaConvChannels",
+            values));
+  return type;
+}

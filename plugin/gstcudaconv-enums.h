@@ -1,0 +1,66 @@
+/* cudaconv: the enum and flags types of the element's properties. */
+#ifndef GST_CUDACONV_ENUMS_H
+#define GST_CUDACONV_ENUMS_H
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  GST_CUDACONV_KERNEL_IDENTITY,
+  GST_CUDACONV_KERNEL_BOX,
+  GST_CUDACONV_KERNEL_GAUSSIAN,
+  GST_CUDACONV_KERNEL_SHARPEN,
+  GST_CUDACONV_KERNEL_EDGE,
+  GST_CUDACONV_KERNEL_SOBEL,
+  GST_CUDACONV_KERNEL_SOBEL_X,
+  GST_CUDACONV_KERNEL_SOBEL_Y,
+  GST_CUDACONV_KERNEL_EMBOSS,
+  GST_CUDACONV_KERNEL_CUSTOM
+} GstCudaConvKernel;
+
+/* Same values as CcBorder. */
+typedef enum {
+  GST_CUDACONV_BORDER_ZERO,
+  GST_CUDACONV_BORDER_CLAMP,
+  GST_CUDACONV_BORDER_MIRROR,
+  GST_CUDACONV_BORDER_WRAP
+} GstCudaConvBorder;
+
+typedef enum {
+  GST_CUDACONV_STRATEGY_AUTO,
+  GST_CUDACONV_STRATEGY_TILED_HALO,
+  GST_CUDACONV_STRATEGY_CACHE_HALO
+} GstCudaConvStrategy;
+
+typedef enum {
+  GST_CUDACONV_BACKEND_AUTO,
+  GST_CUDACONV_BACKEND_CUDA,
+  GST_CUDACONV_BACKEND_CPU
+} GstCudaConvBackend;
+
+/* Bit n is the format's component n (GstVideoFormatInfo order). */
+typedef enum {
+  GST_CUDACONV_CHANNEL_0 = 1 << 0,      /* Y, R or gray */
+  GST_CUDACONV_CHANNEL_1 = 1 << 1,      /* U (Cb) or G */
+  GST_CUDACONV_CHANNEL_2 = 1 << 2,      /* V (Cr) or B */
+  GST_CUDACONV_CHANNEL_ALPHA = 1 << 3
+} GstCudaConvChannels;
+
+#define GST_CUDACONV_CHANNELS_COLOR \
+  (GST_CUDACONV_CHANNEL_0 | GST_CUDACONV_CHANNEL_1 | GST_CUDACONV_CHANNEL_2)
+
+#define GST_TYPE_CUDACONV_KERNEL (gst_cudaconv_kernel_get_type ())
+#define GST_TYPE_CUDACONV_BORDER (gst_cudaconv_border_get_type ())
+#define GST_TYPE_CUDACONV_STRATEGY (gst_cudaconv_strategy_get_type ())
+#define GST_TYPE_CUDACONV_BACKEND (gst_cudaconv_backend_get_type ())
+#define GST_TYPE_CUDACONV_CHANNELS (gst_cudaconv_channels_get_type ())
+
+GType gst_cudaconv_kernel_get_type (void);
+GType gst_cudaconv_border_get_type (void);
+GType gst_cudaconv_strategy_get_type (void);
+GType gst_cudaconv_backend_get_type (void);
+GType gst_cudaconv_channels_get_type (void);
+
+G_END_DECLS
+#endif /* GST_CUDACONV_ENUMS_H */

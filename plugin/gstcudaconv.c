@@ -1,0 +1,731 @@
+/* cudaconv: 2D convolution of raw video on NVIDIA GPUs, with a CPU fallback.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Library General Public License as published by
+ * the Free Software Foundation; either version 2 of the License, or (at your
+ * option) any later version.
+ */
+
+/**
+ * SECTION:element-cudaconv
+ * @title: cudaconv
+ *
+ * Convolves each plane of raw video with a 2D filter on an NVIDIA GPU: blur,
+ * sharpen, edge detection, emboss or a matrix of your own. Frames travel
+ * through page-locked host memory to the GPU and back; without a usable GPU
+ * the element filters on the CPU instead (backend=auto) and says so on the
+ * bus.
+ *
+ * Every output sample is
+ * `saturate (round (sum (w[i][j] * in[y + i - r][x + j - r]) / divisor + offset))`
+ * where r is the filter's radius and the sum runs over the (2r+1)^2 weights.
+ * Samples outside the frame come from the border policy. Planes are filtered
+ * in their own sample grid: subsampled chroma at its own size, NV12's
+ * interleaved U and V separately, packed RGB per channel. Alpha is copied
+ * unless the channels property names it. Edge presets on YUV formats produce
+ * a gray edge map (neutral chroma) unless gray-edges=false.
+ *
+ * kernel, radius, sigma, matrix, divisor, offset, border, strategy, channels
+ * and gray-edges may change while PLAYING and apply from the next frame. An
+ * invalid value is refused with a warning and the previous one stays; given
+ * before the element starts (as on a gst-launch-1.0 command line), it makes
+ * the element fail to start with an error naming the problem.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! cudaconv kernel=gaussian radius=3 ! videoconvert ! autovideosink
+ * ]| Blurs a webcam picture with a 7x7 gaussian.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! cudaconv kernel=sobel ! videoconvert ! autovideosink
+ * ]| Shows the webcam's edges as a gray gradient-magnitude map.
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=100 ! cudaconv kernel=custom matrix="0,-1,0;-1,5,-1;0,-1,0" border=mirror ! videoconvert ! autovideosink
+ * ]| Sharpens with a custom 3x3 matrix, mirroring the frame at its edges.
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=100 ! video/x-raw,format=RGBA ! cudaconv kernel=box radius=5 channels=r+g+b+a backend=cpu ! fakesink
+ * ]| Box blur of all four RGBA channels on the CPU.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+
+#include "gstcudaconv.h"
+#include "cudaconv-presets.h"
+#include "cudaconv-matrix.h"
+#include "cudaconv-plan.h"
+#include "cudaconv-cpu-backend.h"
+
+GST_DEBUG_CATEGORY (gst_cudaconv_debug);
+#define GST_CAT_DEFAULT gst_cudaconv_debug
+
+enum {
+  PROP_0,
+  PROP_KERNEL,
+  PROP_RADIUS,
+  PROP_SIGMA,
+  PROP_MATRIX,
+  PROP_DIVISOR,
+  PROP_OFFSET,
+  PROP_BORDER,
+  PROP_STRATEGY,
+  PROP_CHANNELS,
+  PROP_GRAY_EDGES,
+  PROP_BACKEND,
+  PROP_DEVICE_ID
+};
+
+#define DEFAULT_PROP_KERNEL GST_CUDACONV_KERNEL_GAUSSIAN
+#define DEFAULT_PROP_RADIUS 2
+#define DEFAULT_PROP_SIGMA 0.0
+#define DEFAULT_PROP_MATRIX NULL
+#define DEFAULT_PROP_DIVISOR 0.0
+#define DEFAULT_PROP_OFFSET 0.0
+/* replicating the edge keeps blurred borders as bright as the picture */
+#define DEFAULT_PROP_BORDER GST_CUDACONV_BORDER_CLAMP
+#define DEFAULT_PROP_STRATEGY GST_CUDACONV_STRATEGY_AUTO
+#define DEFAULT_PROP_CHANNELS GST_CUDACONV_CHANNELS_COLOR
+#define DEFAULT_PROP_GRAY_EDGES TRUE
+#define DEFAULT_PROP_BACKEND GST_CUDACONV_BACKEND_AUTO
+#define DEFAULT_PROP_DEVICE_ID -1
+
+#define MAX_SIGMA 1000.0
+#define MAX_OFFSET 65535.0
+
+#define LIVE_PARAM_FLAGS \
+  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
+
+#define CUDACONV_FORMATS "{ GRAY8, GRAY16_LE, I420, YV12, Y42B, Y444, NV12, " \
+  "NV21, AYUV, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR }"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (CUDACONV_FORMATS)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (CUDACONV_FORMATS)));
+
+#define gst_cudaconv_parent_class parent_class
+G_DEFINE_TYPE (GstCudaConv, gst_cudaconv, GST_TYPE_VIDEO_FILTER);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaconv, "cudaconv", GST_RANK_NONE,
+    GST_TYPE_CUDACONV, GST_DEBUG_CATEGORY_INIT (gst_cudaconv_debug, "cudaconv",
+        0, "CUDA convolution filter"));
+
+static gboolean
+make_filter (const GstCudaConvSettings * s, CudaConvFilter * filter,
+    GError ** error)
+{
+  CudaConvWeights weights;
+
+  if (s->kernel == GST_CUDACONV_KERNEL_CUSTOM) {
+    if (!s->have_matrix) {
+      g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+          "kernel=custom needs the matrix property, e.g. "
+          "matrix=\"0,-1,0;-1,5,-1;0,-1,0\"");
+      return FALSE;
+    }
+    weights = s->matrix;
+  } else {
+    cudaconv_preset_weights (s->kernel, s->radius, s->sigma, &weights);
+  }
+  cudaconv_filter_prepare (&weights, s->divisor, s->offset, filter);
+  return TRUE;
+}
+
+/* Only the identity preset with no divisor or offset effect leaves every
+ * frame as it is; a custom 1x1 [1] is filtered anyway, which costs a copy. */
+static gboolean
+settings_are_identity (const GstCudaConvSettings * s)
+{
+  return s->kernel == GST_CUDACONV_KERNEL_IDENTITY && s->offset == 0.0
+      && (s->divisor == 0.0 || s->divisor == 1.0);
+}
+
+static void
+update_passthrough (GstCudaConv * self)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  gboolean identity;
+
+  GST_OBJECT_LOCK (self);
+  identity = settings_are_identity (&self->settings);
+  GST_OBJECT_UNLOCK (self);
+  if (identity != gst_base_transform_is_passthrough (trans)) {
+    GST_DEBUG_OBJECT (self, "passthrough %s", identity ? "on" : "off");
+    gst_base_transform_set_passthrough (trans, identity);
+    /* output buffers must be allocated again */
+    if (!identity)
+      gst_base_transform_reconfigure_src (trans);
+  }
+}
+
+/* A refused value: warns, keeps the previous value, and if the element has
+ * not started yet makes start() fail, so that a bad command line ends in an
+ * error instead of running with a value the user did not ask for. */
+static void
+reject_setting (GstCudaConv * self, const gchar * property,
+    const gchar * format, ...)
+{
+  gchar *problem, *message;
+  gboolean started;
+  va_list args;
+
+  va_start (args, format);
+  problem = g_strdup_vprintf (format, args);
+  va_end (args);
+  message = g_strdup_printf ("%s: invalid %s: %s", GST_OBJECT_NAME (self),
+      property, problem);
+  g_warning ("%s; keeping the previous value", message);
+
+  GST_OBJECT_LOCK (self);
+  started = self->started;
+  if (!started && !self->rejected_setting) {
+    self->rejected_property = property;
+    self->rejected_setting = message;
+    message = NULL;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (started)
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("Invalid %s: %s", property,
+            problem), ("the previous value stays in effect"));
+  g_free (problem);
+  g_free (message);
+}
+
+static void
+gst_cudaconv_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaConv *self = GST_CUDACONV (object);
+  GstCudaConvSettings *s = &self->settings;
+  const gchar *name = g_param_spec_get_name (pspec);
+  gdouble d;
+
+  switch (prop_id) {
+    case PROP_SIGMA:
+    case PROP_DIVISOR:
+    case PROP_OFFSET:
+      d = g_value_get_double (value);
+      if (!isfinite (d)) {
+        reject_setting (self, name, "%g is not a finite number", d);
+        return;
+      }
+      break;
+    case PROP_MATRIX:{
+      const gchar *text = g_value_get_string (value);
+      CudaConvWeights weights;
+      GError *err = NULL;
+
+      if (text && !cudaconv_matrix_parse (text, &weights, &err)) {
+        reject_setting (self, name, "%s", err->message);
+        g_error_free (err);
+        return;
+      }
+      GST_OBJECT_LOCK (self);
+      g_free (self->matrix_text);
+      self->matrix_text = g_strdup (text);
+      s->have_matrix = text != NULL;
+      if (text)
+        s->matrix = weights;
+      break;
+    }
+    default:
+      break;
+  }
+
+  if (prop_id != PROP_MATRIX)
+    GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_KERNEL:
+      s->kernel = g_value_get_enum (value);
+      break;
+    case PROP_RADIUS:
+      s->radius = g_value_get_int (value);
+      break;
+    case PROP_SIGMA:
+      s->sigma = g_value_get_double (value);
+      break;
+    case PROP_MATRIX:
+      break;
+    case PROP_DIVISOR:
+      s->divisor = g_value_get_double (value);
+      break;
+    case PROP_OFFSET:
+      s->offset = g_value_get_double (value);
+      break;
+    case PROP_BORDER:
+      s->border = g_value_get_enum (value);
+      break;
+    case PROP_STRATEGY:
+      s->strategy = g_value_get_enum (value);
+      break;
+    case PROP_CHANNELS:
+      s->channels = g_value_get_flags (value);
+      break;
+    case PROP_GRAY_EDGES:
+      s->gray_edges = g_value_get_boolean (value);
+      break;
+    case PROP_BACKEND:
+      s->backend = g_value_get_enum (value);
+      break;
+    case PROP_DEVICE_ID:
+      s->device_id = g_value_get_int (value);
+      break;
+    default:
+      GST_OBJECT_UNLOCK (self);
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      return;
+  }
+  self->settings_cookie++;
+  /* a valid value replaces a refused one */
+  if (g_strcmp0 (self->rejected_property, name) == 0) {
+    self->rejected_property = NULL;
+    g_clear_pointer (&self->rejected_setting, g_free);
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  update_passthrough (self);
+}
+
+static void
+gst_cudaconv_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstCudaConv *self = GST_CUDACONV (object);
+  GstCudaConvSettings *s = &self->settings;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_KERNEL:
+      g_value_set_enum (value, s->kernel);
+      break;
+    case PROP_RADIUS:
+      g_value_set_int (value, s->radius);
+      break;
+    case PROP_SIGMA:
+      g_value_set_double (value, s->sigma);
+      break;
+    case PROP_MATRIX:
+      g_value_set_string (value, self->matrix_text);
+      break;
+    case PROP_DIVISOR:
+      g_value_set_double (value, s->divisor);
+      break;
+    case PROP_OFFSET:
+      g_value_set_double (value, s->offset);
+      break;
+    case PROP_BORDER:
+      g_value_set_enum (value, s->border);
+      break;
+    case PROP_STRATEGY:
+      g_value_set_enum (value, s->strategy);
+      break;
+    case PROP_CHANNELS:
+      g_value_set_flags (value, s->channels);
+      break;
+    case PROP_GRAY_EDGES:
+      g_value_set_boolean (value, s->gray_edges);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, s->backend);
+      break;
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, s->device_id);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+gst_cudaconv_start (GstBaseTransform * trans)
+{
+  GstCudaConv *self = GST_CUDACONV (trans);
+  GstCudaConvSettings s;
+  gchar *rejected;
+  guint cookie;
+  GError *err = NULL;
+
+  GST_OBJECT_LOCK (self);
+  s = self->settings;
+  cookie = self->settings_cookie;
+  rejected = g_strdup (self->rejected_setting);
+  GST_OBJECT_UNLOCK (self);
+
+  if (rejected)
+    goto rejected_setting;
+  if (!make_filter (&s, &self->filter, &err))
+    goto bad_filter;
+  self->filter_cookie = cookie;
+  self->n_threads = (gint) g_get_num_processors ();
+
+  self->active_backend = GST_CUDACONV_BACKEND_CPU;
+  if (s.backend != GST_CUDACONV_BACKEND_CPU) {
+    self->gpu = cudaconv_gpu_open (s.device_id, &err);
+    if (self->gpu) {
+      const gchar *device = cudaconv_gpu_describe (self->gpu);
+      self->active_backend = GST_CUDACONV_BACKEND_CUDA;
+      GST_ELEMENT_INFO (self, LIBRARY, INIT, ("Using the CUDA backend on %s",
+              device), ("cudaconv: using the CUDA backend on %s", device));
+    } else if (s.backend == GST_CUDACONV_BACKEND_CUDA) {
+      goto no_cuda;
+    } else {
+      GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+          ("No usable CUDA device; using the CPU backend: %s", err->message),
+          ("set backend=cpu to choose the CPU explicitly"));
+      g_clear_error (&err);
+    }
+  }
+  if (self->active_backend == GST_CUDACONV_BACKEND_CPU)
+    GST_ELEMENT_INFO (self, LIBRARY, INIT, ("Using the CPU backend with %d "
+            "threads", self->n_threads), ("cudaconv: using the CPU backend "
+            "with %d threads", self->n_threads));
+
+  GST_OBJECT_LOCK (self);
+  self->started = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+
+  /* ERRORS */
+rejected_setting:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Invalid property value: %s",
+            rejected), (NULL));
+    g_free (rejected);
+    return FALSE;
+  }
+bad_filter:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", err->message), (NULL));
+    g_error_free (err);
+    return FALSE;
+  }
+no_cuda:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("backend=cuda, but no CUDA device is usable: %s", err->message),
+        ("use backend=auto to fall back to the CPU"));
+    g_error_free (err);
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_cudaconv_stop (GstBaseTransform * trans)
+{
+  GstCudaConv *self = GST_CUDACONV (trans);
+
+  cudaconv_gpu_close (self->gpu);
+  self->gpu = NULL;
+  GST_OBJECT_LOCK (self);
+  self->started = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static gboolean
+gst_cudaconv_set_info (GstVideoFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  GstCudaConv *self = GST_CUDACONV (filter);
+  GError *err = NULL;
+
+  if (self->gpu && !cudaconv_gpu_configure (self->gpu, in_info, &err))
+    goto configure_failed;
+  update_passthrough (self);
+  return TRUE;
+
+  /* ERRORS */
+configure_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not allocate GPU memory for %s %dx%d: %s",
+            GST_VIDEO_INFO_NAME (in_info), GST_VIDEO_INFO_WIDTH (in_info),
+            GST_VIDEO_INFO_HEIGHT (in_info), err->message), (NULL));
+    g_error_free (err);
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_cudaconv_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstCudaConv *self = GST_CUDACONV (trans);
+  GstAllocator *allocator = self->gpu ?
+      cudaconv_gpu_get_allocator (self->gpu) : NULL;
+  GstCaps *caps;
+  GstVideoInfo info;
+
+  if (!allocator || !decide_query || gst_base_transform_is_passthrough (trans))
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+        decide_query, query);
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  if (gst_query_get_n_allocation_pools (query) == 0) {
+    GstBufferPool *pool = cudaconv_gpu_new_pool (self->gpu, caps, info.size,
+        0, 0);
+    if (pool) {
+      gst_query_add_allocation_pool (query, pool, info.size, 0, 0);
+      gst_object_unref (pool);
+    }
+  }
+  gst_query_add_allocation_param (query, allocator, NULL);
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  return TRUE;
+}
+
+/* Downstream pools of the plain kinds only hold system memory, so they are
+ * replaced by a pinned pool; a pool of its own kind (GL, a device's) stays. */
+static gboolean
+gst_cudaconv_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  GstCudaConv *self = GST_CUDACONV (trans);
+  GstAllocator *allocator = self->gpu ?
+      cudaconv_gpu_get_allocator (self->gpu) : NULL;
+  GstBufferPool *pool = NULL;
+  guint size = 0, min = 0, max = 0;
+  GstCaps *caps;
+  GstVideoInfo info;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (allocator && caps && gst_video_info_from_caps (&info, caps)) {
+    gboolean have_pool = gst_query_get_n_allocation_pools (query) > 0;
+
+    if (have_pool)
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+    if (!pool || G_OBJECT_TYPE (pool) == GST_TYPE_BUFFER_POOL
+        || G_OBJECT_TYPE (pool) == GST_TYPE_VIDEO_BUFFER_POOL) {
+      GstBufferPool *pinned;
+      GstAllocationParams params;
+
+      size = MAX (size, info.size);
+      pinned = cudaconv_gpu_new_pool (self->gpu, caps, size, min, max);
+      if (pinned) {
+        gst_allocation_params_init (&params);
+        if (have_pool)
+          gst_query_set_nth_allocation_pool (query, 0, pinned, size, min, max);
+        else
+          gst_query_add_allocation_pool (query, pinned, size, min, max);
+        if (gst_query_get_n_allocation_params (query) > 0)
+          gst_query_set_nth_allocation_param (query, 0, allocator, &params);
+        else
+          gst_query_add_allocation_param (query, allocator, &params);
+        gst_object_unref (pinned);
+      }
+    }
+    gst_clear_object (&pool);
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
+}
+
+/* Lets a GstController drive the controllable properties. */
+static void
+gst_cudaconv_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment,
+      GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP (buffer));
+
+  if (GST_CLOCK_TIME_IS_VALID (stream_time))
+    gst_object_sync_values (GST_OBJECT (trans), stream_time);
+}
+
+static GstFlowReturn
+gst_cudaconv_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
+    GstVideoFrame * out)
+{
+  GstCudaConv *self = GST_CUDACONV (filter);
+  GstCudaConvSettings s;
+  CudaConvPlan plan;
+  guint cookie;
+  gboolean ok;
+  GError *err = NULL;
+
+  GST_OBJECT_LOCK (self);
+  s = self->settings;
+  cookie = self->settings_cookie;
+  GST_OBJECT_UNLOCK (self);
+
+  if (cookie != self->filter_cookie) {
+    CudaConvFilter next;
+    if (make_filter (&s, &next, &err))
+      self->filter = next;
+    else
+      goto bad_filter;
+    self->filter_cookie = cookie;
+  }
+continue_with_filter:
+
+  cudaconv_plan_make (&plan, &filter->in_info, s.channels, s.gray_edges
+      && cudaconv_kernel_is_edge_map (s.kernel));
+  if (self->active_backend == GST_CUDACONV_BACKEND_CUDA)
+    ok = cudaconv_gpu_process (self->gpu, &plan, &self->filter,
+        self->filter_cookie, (CcBorder) s.border,
+        s.strategy == GST_CUDACONV_STRATEGY_CACHE_HALO ?
+        CUDACONV_GPU_CACHE_HALO : CUDACONV_GPU_TILED_HALO, in, out, &err);
+  else
+    ok = cudaconv_cpu_process (&plan, &self->filter, (CcBorder) s.border,
+        self->n_threads, in, out, &err);
+  if (!ok)
+    goto process_failed;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+bad_filter:
+  {
+    /* e.g. kernel=custom set while PLAYING before any matrix: keep going */
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s", err->message),
+        ("the previous filter stays in effect"));
+    g_clear_error (&err);
+    self->filter_cookie = cookie;
+    goto continue_with_filter;
+  }
+process_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s backend failed: %s",
+            self->active_backend == GST_CUDACONV_BACKEND_CUDA ? "CUDA" : "CPU",
+            err->message), (NULL));
+    g_error_free (err);
+    return GST_FLOW_ERROR;
+  }
+}
+
+static void
+gst_cudaconv_finalize (GObject * object)
+{
+  GstCudaConv *self = GST_CUDACONV (object);
+
+  g_free (self->matrix_text);
+  g_free (self->rejected_setting);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cudaconv_class_init (GstCudaConvClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_cudaconv_set_property;
+  gobject_class->get_property = gst_cudaconv_get_property;
+  gobject_class->finalize = gst_cudaconv_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_KERNEL,
+      g_param_spec_enum ("kernel", "Kernel",
+          "The filter: a preset or custom (the matrix property)",
+          GST_TYPE_CUDACONV_KERNEL, DEFAULT_PROP_KERNEL, LIVE_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_RADIUS,
+      g_param_spec_int ("radius", "Radius",
+          "Filter width is 2*radius+1, for box, gaussian and sharpen; the "
+          "3x3 presets (edge, sobel, sobel-x, sobel-y, emboss), identity and "
+          "custom ignore it", 1, CC_MAX_RADIUS, DEFAULT_PROP_RADIUS,
+          LIVE_PARAM_FLAGS | GST_PARAM_CONTROLLABLE));
+  g_object_class_install_property (gobject_class, PROP_SIGMA,
+      g_param_spec_double ("sigma", "Sigma",
+          "Standard deviation of gaussian and sharpen, in pixels; 0 derives it "
+          "from the radius as 0.3*(radius-1)+0.8", 0.0, MAX_SIGMA,
+          DEFAULT_PROP_SIGMA, LIVE_PARAM_FLAGS | GST_PARAM_CONTROLLABLE));
+  g_object_class_install_property (gobject_class, PROP_MATRIX,
+      g_param_spec_string ("matrix", "Matrix",
+          "Weights of kernel=custom: rows separated by ';', values by ',', "
+          "e.g. \"1,2,1;2,4,2;1,2,1\"; square with an odd side of 1 to 31",
+          DEFAULT_PROP_MATRIX, LIVE_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_DIVISOR,
+      g_param_spec_double ("divisor", "Divisor",
+          "The weighted sum is divided by this; 0 divides by the sum of the "
+          "weights, or by 1 when they sum to 0", -G_MAXDOUBLE, G_MAXDOUBLE,
+          DEFAULT_PROP_DIVISOR, LIVE_PARAM_FLAGS | GST_PARAM_CONTROLLABLE));
+  g_object_class_install_property (gobject_class, PROP_OFFSET,
+      g_param_spec_double ("offset", "Offset",
+          "Added after dividing, in sample units (e.g. 128 shows signed "
+          "8-bit responses)", -MAX_OFFSET, MAX_OFFSET, DEFAULT_PROP_OFFSET,
+          LIVE_PARAM_FLAGS | GST_PARAM_CONTROLLABLE));
+  g_object_class_install_property (gobject_class, PROP_BORDER,
+      g_param_spec_enum ("border", "Border",
+          "What the filter sees beyond the frame's edges",
+          GST_TYPE_CUDACONV_BORDER, DEFAULT_PROP_BORDER, LIVE_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_STRATEGY,
+      g_param_spec_enum ("strategy", "Strategy",
+          "How a CUDA block stages its input (the CPU backend ignores it)",
+          GST_TYPE_CUDACONV_STRATEGY, DEFAULT_PROP_STRATEGY,
+          LIVE_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_CHANNELS,
+      g_param_spec_flags ("channels", "Channels",
+          "Components to filter; the others are copied unchanged",
+          GST_TYPE_CUDACONV_CHANNELS, DEFAULT_PROP_CHANNELS,
+          LIVE_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_GRAY_EDGES,
+      g_param_spec_boolean ("gray-edges", "Gray edges",
+          "With edge, sobel, sobel-x, sobel-y and emboss on YUV formats, set "
+          "the chroma to its neutral value so the output is a gray edge map",
+          DEFAULT_PROP_GRAY_EDGES, LIVE_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Where frames are filtered", GST_TYPE_CUDACONV_BACKEND,
+          DEFAULT_PROP_BACKEND,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("device-id", "Device ID",
+          "CUDA device to use; -1 is CUDA's default device", -1, G_MAXINT,
+          DEFAULT_PROP_DEVICE_ID,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA convolution filter", "Filter/Effect/Video",
+      "Convolves video with blur, sharpen, edge or custom filters on an "
+      "NVIDIA GPU, or on the CPU without one",
+      "cudaconv developers");
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cudaconv_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cudaconv_stop);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cudaconv_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cudaconv_decide_allocation);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cudaconv_before_transform);
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cudaconv_set_info);
+  filter_class->transform_frame =
+      GST_DEBUG_FUNCPTR (gst_cudaconv_transform_frame);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDACONV_KERNEL, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDACONV_BORDER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDACONV_STRATEGY, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDACONV_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDACONV_CHANNELS, 0);
+}
+
+static void
+gst_cudaconv_init (GstCudaConv * self)
+{
+  GstCudaConvSettings *s = &self->settings;
+
+  s->kernel = DEFAULT_PROP_KERNEL;
+  s->radius = DEFAULT_PROP_RADIUS;
+  s->sigma = DEFAULT_PROP_SIGMA;
+  s->have_matrix = FALSE;
+  s->divisor = DEFAULT_PROP_DIVISOR;
+  s->offset = DEFAULT_PROP_OFFSET;
+  s->border = DEFAULT_PROP_BORDER;
+  s->strategy = DEFAULT_PROP_STRATEGY;
+  s->channels = DEFAULT_PROP_CHANNELS;
+  s->gray_edges = DEFAULT_PROP_GRAY_EDGES;
+  s->backend = DEFAULT_PROP_BACKEND;
+  s->device_id = DEFAULT_PROP_DEVICE_ID;
+  self->settings_cookie = 1;
+  self->active_backend = GST_CUDACONV_BACKEND_CPU;
+}

@@ -1,0 +1,58 @@
+/* cudaconv: the cudaconv element. */
+#ifndef GST_CUDACONV_H
+#define GST_CUDACONV_H
+
+#include <gst/video/video.h>
+#include <gst/video/gstvideofilter.h>
+
+#include "gstcudaconv-enums.h"
+#include "cudaconv-weights.h"
+#include "cudaconv-filter.h"
+#include "cudaconv-gpu.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDACONV (gst_cudaconv_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaConv, gst_cudaconv, GST, CUDACONV,
+    GstVideoFilter);
+
+/* Property values; the element copies them under the object lock. */
+typedef struct {
+  GstCudaConvKernel kernel;
+  gint radius;
+  gdouble sigma;
+  gboolean have_matrix;
+  CudaConvWeights matrix;
+  gdouble divisor;
+  gdouble offset;
+  GstCudaConvBorder border;
+  GstCudaConvStrategy strategy;
+  GstCudaConvBackend backend;
+  gint device_id;
+  guint channels;
+  gboolean gray_edges;
+} GstCudaConvSettings;
+
+struct _GstCudaConv {
+  GstVideoFilter parent;
+
+  /* protected by the object lock */
+  GstCudaConvSettings settings;
+  gchar *matrix_text;
+  guint settings_cookie;        /* bumped by every change to the filter */
+  const gchar *rejected_property;       /* static pspec name */
+  gchar *rejected_setting;      /* first bad value set before start */
+  gboolean started;
+
+  /* streaming thread only */
+  GstCudaConvBackend active_backend;    /* CUDA or CPU once started */
+  CudaConvGpu *gpu;
+  CudaConvFilter filter;
+  guint filter_cookie;          /* settings_cookie the filter was made from */
+  gint n_threads;
+};
+
+GST_ELEMENT_REGISTER_DECLARE (cudaconv);
+
+G_END_DECLS
+#endif /* GST_CUDACONV_H */
