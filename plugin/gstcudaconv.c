@@ -96,6 +96,13 @@ enum {
 
 #define LIVE_PARAM_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
+/* The numeric properties declare the widest range and check the real one in
+ * set_property, so that an out-of-range or NaN value (which GObject would
+ * drop with a warning while the pipeline runs on) reaches the element and
+ * makes it fail to start. LAX lets NaN through GObject's own check. Use
+ * absolute GstDirectControlBindings to control them. */
+#define NUMBER_PARAM_FLAGS \
+  (LIVE_PARAM_FLAGS | GST_PARAM_CONTROLLABLE | G_PARAM_LAX_VALIDATION)
 
 #define CUDACONV_FORMATS "{ GRAY8, GRAY16_LE, I420, YV12, Y42B, Y444, NV12, " \
   "NV21, AYUV, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR }"
@@ -205,12 +212,29 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
   gdouble d;
 
   switch (prop_id) {
+    case PROP_RADIUS:
+      if (g_value_get_int (value) < 1 || g_value_get_int (value) > CC_MAX_RADIUS) {
+        reject_setting (self, name, "%d is out of range (1 to %d)",
+            g_value_get_int (value), CC_MAX_RADIUS);
+        return;
+      }
+      break;
     case PROP_SIGMA:
     case PROP_DIVISOR:
     case PROP_OFFSET:
       d = g_value_get_double (value);
       if (!isfinite (d)) {
         reject_setting (self, name, "%g is not a finite number", d);
+        return;
+      }
+      if (prop_id == PROP_SIGMA && (d < 0.0 || d > MAX_SIGMA)) {
+        reject_setting (self, name, "%g is out of range (0 to %g)", d,
+            MAX_SIGMA);
+        return;
+      }
+      if (prop_id == PROP_OFFSET && fabs (d) > MAX_OFFSET) {
+        reject_setting (self, name, "%g is out of range (%g to %g)", d,
+            -MAX_OFFSET, MAX_OFFSET);
         return;
       }
       break;
@@ -628,13 +652,14 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
       g_param_spec_int ("radius", "Radius",
           "Filter width is 2*radius+1, for box, gaussian and sharpen; the "
           "3x3 presets (edge, sobel, sobel-x, sobel-y, emboss), identity and "
-          "custom ignore it", 1, CC_MAX_RADIUS, DEFAULT_PROP_RADIUS,
+          "custom ignore it. Valid: 1 to 15", G_MININT, G_MAXINT,
+          DEFAULT_PROP_RADIUS,
           LIVE_PARAM_FLAGS | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_SIGMA,
       g_param_spec_double ("sigma", "Sigma",
           "Standard deviation of gaussian and sharpen, in pixels; 0 derives it "
-          "from the radius as 0.3*(radius-1)+0.8", 0.0, MAX_SIGMA,
-          DEFAULT_PROP_SIGMA, LIVE_PARAM_FLAGS | GST_PARAM_CONTROLLABLE));
+          "from the radius as 0.3*(radius-1)+0.8. Valid: 0 to 1000",
+          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_PROP_SIGMA, NUMBER_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_MATRIX,
       g_param_spec_string ("matrix", "Matrix",
           "Weights of kernel=custom: rows separated by ';', values by ',', "
@@ -643,13 +668,14 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
   g_object_class_install_property (gobject_class, PROP_DIVISOR,
       g_param_spec_double ("divisor", "Divisor",
           "The weighted sum is divided by this; 0 divides by the sum of the "
-          "weights, or by 1 when they sum to 0", -G_MAXDOUBLE, G_MAXDOUBLE,
-          DEFAULT_PROP_DIVISOR, LIVE_PARAM_FLAGS | GST_PARAM_CONTROLLABLE));
+          "weights, or by 1 when they sum to 0. Valid: any finite number",
+          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_PROP_DIVISOR,
+          NUMBER_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_OFFSET,
       g_param_spec_double ("offset", "Offset",
           "Added after dividing, in sample units (e.g. 128 shows signed "
-          "8-bit responses)", -MAX_OFFSET, MAX_OFFSET, DEFAULT_PROP_OFFSET,
-          LIVE_PARAM_FLAGS | GST_PARAM_CONTROLLABLE));
+          "8-bit responses). Valid: -65535 to 65535", -G_MAXDOUBLE,
+          G_MAXDOUBLE, DEFAULT_PROP_OFFSET, NUMBER_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_BORDER,
       g_param_spec_enum ("border", "Border",
           "What the filter sees beyond the frame's edges",

@@ -1,0 +1,146 @@
+/* cudaconv tests: reference convolution in double precision. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "reference.h"
+
+int
+ref_border_index (int i, int n, RefBorder border)
+{
+  if (i >= 0 && i < n)
+    return i;
+  switch (border) {
+    case REF_BORDER_ZERO:
+      return -1;
+    case REF_BORDER_CLAMP:
+      return i < 0 ? 0 : n - 1;
+    case REF_BORDER_MIRROR:
+      if (n == 1)
+        return 0;
+      /* reflect about the edge samples until inside */
+      while (i < 0 || i >= n)
+        i = i < 0 ? -i : 2 * (n - 1) - i;
+      return i;
+    case REF_BORDER_WRAP:
+    default:
+      while (i < 0)
+        i += n;
+      return i % n;
+  }
+}
+
+static double
+sample_at (const RefImage * im, int x, int y)
+{
+  const unsigned char *row = (const unsigned char *) im->data + y * im->pitch;
+  size_t k = (size_t) x * im->pixel_stride;
+  return im->bytes == 1 ? row[k] : ((const uint16_t *) row)[k];
+}
+
+typedef struct {
+  const RefImage *in;
+  const double *w, *w2;
+  int side;
+  double divisor, offset;
+  RefBorder border;
+  uint32_t *out;
+  int y0, y1;
+} Job;
+
+static void *
+run_rows (void *p)
+{
+  Job *j = p;
+  const RefImage *in = j->in;
+  const int r = j->side / 2;
+  const double max = in->bytes == 1 ? 255.0 : 65535.0;
+
+  /* column of each (x, tap) pair, so the inner loop does no border logic */
+  int *cols = malloc (sizeof (int) * (size_t) in->width * j->side);
+
+  for (int x = 0; x < in->width; x++)
+    for (int k = 0; k < j->side; k++)
+      cols[x * j->side + k] = ref_border_index (x + k - r, in->width,
+          j->border);
+  for (int y = j->y0; y < j->y1; y++) {
+    for (int x = 0; x < in->width; x++) {
+      const int *xs = cols + x * j->side;
+      double a = 0.0, b = 0.0, v;
+      for (int i = 0; i < j->side; i++) {
+        int sy = ref_border_index (y + i - r, in->height, j->border);
+        if (sy < 0)
+          continue;
+        for (int k = 0; k < j->side; k++) {
+          double s = xs[k] < 0 ? 0.0 : sample_at (in, xs[k], sy);
+          a += j->w[i * j->side + k] * s;
+          if (j->w2)
+            b += j->w2[i * j->side + k] * s;
+        }
+      }
+      v = (j->w2 ? sqrt (a * a + b * b) : a) / j->divisor + j->offset;
+      v = floor (v + 0.5);
+      j->out[(size_t) y * in->width + x] =
+          (uint32_t) (v < 0.0 ? 0.0 : v > max ? max : v);
+    }
+  }
+  free (cols);
+  return NULL;
+}
+
+void
+ref_convolve (const RefImage * in, const double *weights,
+    const double *weights2, int side, double divisor, double offset,
+    RefBorder border, uint32_t * out)
+{
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  int n_threads = n < 1 ? 1 : n > 32 ? 32 : (int) n;
+  pthread_t threads[32];
+  Job jobs[32];
+
+  if (n_threads > in->height)
+    n_threads = in->height;
+  for (int t = 0; t < n_threads; t++) {
+    jobs[t] = (Job) {
+    in, weights, weights2, side, divisor, offset, border, out,
+          in->height * t / n_threads, in->height * (t + 1) / n_threads};
+    pthread_create (&threads[t], NULL, run_rows, &jobs[t]);
+  }
+  for (int t = 0; t < n_threads; t++)
+    pthread_join (threads[t], NULL);
+}
+
+void
+ref_rng_seed (RefRng * rng, uint64_t seed)
+{
+  rng->s = seed ? seed : 0x9E3779B97F4A7C15ull;
+}
+
+uint32_t
+ref_rng_u32 (RefRng * rng)
+{
+  /* xorshift64* */
+  rng->s ^= rng->s >> 12;
+  rng->s ^= rng->s << 25;
+  rng->s ^= rng->s >> 27;
+  return (uint32_t) ((rng->s * 0x2545F4914F6CDD1Dull) >> 32);
+}
+
+double
+ref_rng_uniform (RefRng * rng)
+{
+  return ref_rng_u32 (rng) / 4294967296.0;
+}
+
+uint64_t
+ref_test_seed (void)
+{
+  const char *env = getenv ("CUDACONV_TEST_SEED");
+  uint64_t seed = env ? strtoull (env, NULL, 0) :
+      (uint64_t) time (NULL) ^ ((uint64_t) getpid () << 32);
+  printf ("random seed: CUDACONV_TEST_SEED=%llu\n", (unsigned long long) seed);
+  return seed;
+}

@@ -1,0 +1,43 @@
+/* cudaconv tests: an independent double-precision reference convolution.
+ *
+ * Written from the element's documented formula only; it shares no code with
+ * the back ends (its own border rule, its own rounding, double throughout). */
+#ifndef CUDACONV_TEST_REFERENCE_H
+#define CUDACONV_TEST_REFERENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+  REF_BORDER_ZERO, REF_BORDER_CLAMP, REF_BORDER_MIRROR, REF_BORDER_WRAP
+} RefBorder;
+
+typedef struct {
+  const void *data;             /* first sample of the channel */
+  size_t pitch;                 /* bytes */
+  int width, height;
+  int pixel_stride;             /* samples */
+  int bytes;                    /* 1 or 2 */
+} RefImage;
+
+/* out[y * width + x] = saturate(round(sum(w * in) / divisor + offset)), or
+ * with magnitude, saturate(round(hypot(sum(w * in), sum(w2 * in)) / divisor
+ * + offset)); weights are side x side, row-major, weight (i, j) on sample
+ * (x + j - r, y + i - r). Uses several threads. */
+void ref_convolve (const RefImage * in, const double *weights,
+    const double *weights2, int side, double divisor, double offset,
+    RefBorder border, uint32_t * out);
+
+/* The sample of axis length n standing in for coordinate i, or -1 for 0. */
+int ref_border_index (int i, int n, RefBorder border);
+
+/* Deterministic random numbers for test data. */
+typedef struct { uint64_t s; } RefRng;
+void ref_rng_seed (RefRng * rng, uint64_t seed);
+uint32_t ref_rng_u32 (RefRng * rng);
+double ref_rng_uniform (RefRng * rng);   /* [0, 1) */
+/* A seed from CUDACONV_TEST_SEED, or from the clock; printed either way so a
+ * failure can be replayed. */
+uint64_t ref_test_seed (void);
+
+#endif

@@ -1,0 +1,450 @@
+/* cudaconv tests: the convolution back ends against the double reference.
+ *
+ * Built twice: as test-kernels-cpu, and with KERNELS_CUDA as
+ * test-kernels-cuda, which runs both strategies and exits 77 (skip) when no
+ * CUDA device is usable. Every case poisons the output first and checks that
+ * each sample of the channel is within 1 of the reference and that every
+ * other byte (row padding, other channels) still holds the poison. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reference.h"
+#include "cudaconv-kernel-types.h"
+#include "cudaconv-cpu.h"
+#ifdef KERNELS_CUDA
+#include "cudaconv-cuda.h"
+#endif
+
+#define POISON 0xA5
+
+typedef struct {
+  const char *name;
+  int strategy;
+} Variant;
+
+#ifdef KERNELS_CUDA
+static const Variant variants[] = {
+  {"tiled-halo", CC_STRATEGY_TILED_HALO},
+  {"cache-halo", CC_STRATEGY_CACHE_HALO},
+};
+static int slot = -1;
+#else
+static const Variant variants[] = { {"cpu", 0} };
+#endif
+#define N_VARIANTS ((int) (sizeof (variants) / sizeof (variants[0])))
+
+static const char *border_names[] = { "zero", "clamp", "mirror", "wrap" };
+
+static int n_cases, n_failed;
+
+typedef struct {
+  int width, height, pixel_stride, channel, bytes;
+  size_t pitch;
+  unsigned char *in, *out;      /* host, pitch * height bytes each */
+} Image;
+
+static void
+image_init (Image * im, RefRng * rng, int width, int height, int bytes,
+    int pixel_stride, int channel)
+{
+  im->width = width;
+  im->height = height;
+  im->bytes = bytes;
+  im->pixel_stride = pixel_stride;
+  im->channel = channel;
+  /* a few bytes of row padding that nothing may write */
+  im->pitch = (size_t) width * pixel_stride * bytes + 3 * bytes;
+  im->in = malloc (im->pitch * height);
+  im->out = malloc (im->pitch * height);
+  for (size_t k = 0; k < im->pitch * height; k++)
+    im->in[k] = (unsigned char) ref_rng_u32 (rng);
+}
+
+static void
+image_clear (Image * im)
+{
+  free (im->in);
+  free (im->out);
+}
+
+static CcChannel
+channel_of (const Image * im, unsigned char *base)
+{
+  CcChannel c = { base + (size_t) im->channel * im->bytes, im->pitch,
+    im->width, im->height, im->pixel_stride,
+    im->bytes == 1 ? CC_SAMPLE_U8 : CC_SAMPLE_U16
+  };
+  return c;
+}
+
+static int
+run_variant (const Variant * v, const Image * im, const CcFilter * f,
+    CcBorder border, int fill, unsigned fill_value)
+{
+  CcChannel src = channel_of (im, im->in), dst = channel_of (im, im->out);
+#ifdef KERNELS_CUDA
+  size_t bytes = im->pitch * im->height;
+  unsigned char *d_in = NULL, *d_out = NULL;
+  cudaError_t e;
+
+  if ((e = cudaMalloc ((void **) &d_in, bytes)) != cudaSuccess
+      || (e = cudaMalloc ((void **) &d_out, bytes)) != cudaSuccess
+      || (e = cudaMemcpy (d_in, im->in, bytes,
+              cudaMemcpyHostToDevice)) != cudaSuccess
+      || (e = cudaMemcpy (d_out, im->out, bytes,
+              cudaMemcpyHostToDevice)) != cudaSuccess)
+    goto done;
+  src = channel_of (im, d_in);
+  dst = channel_of (im, d_out);
+  if (fill)
+    e = cc_cuda_fill (&dst, fill_value, 0);
+  else if ((e = cc_cuda_upload_filter (slot, f, 0)) == cudaSuccess)
+    e = cc_cuda_convolve (&src, &dst, slot, f->radius, f->response,
+        f->offset, border, (CcStrategy) v->strategy, 0);
+  if (e == cudaSuccess)
+    e = cudaMemcpy (im->out, d_out, bytes, cudaMemcpyDeviceToHost);
+done:
+  cudaFree (d_in);
+  cudaFree (d_out);
+  if (e != cudaSuccess)
+    printf ("  CUDA error: %s\n", cudaGetErrorString (e));
+  return e == cudaSuccess ? 0 : -1;
+#else
+  (void) v;
+  return fill ? cc_cpu_fill (&dst, fill_value) :
+      cc_cpu_convolve (&src, &dst, f, border, 4);
+#endif
+}
+
+static unsigned
+out_sample (const Image * im, int x, int y)
+{
+  const unsigned char *p = im->out + y * im->pitch +
+      ((size_t) x * im->pixel_stride + im->channel) * im->bytes;
+  return im->bytes == 1 ? p[0] : (unsigned) (p[0] | p[1] << 8);
+}
+
+static int
+is_channel_byte (const Image * im, size_t offset)
+{
+  size_t in_row = offset % im->pitch;
+  size_t sample = in_row / im->bytes;
+  return in_row < (size_t) im->width * im->pixel_stride * im->bytes
+      && (int) (sample % im->pixel_stride) == im->channel;
+}
+
+/* Runs one case on every variant and checks it against ref. */
+static void
+check_case (const char *what, const Image * im, const CcFilter * f,
+    CcBorder border, const uint32_t * ref, int fill, unsigned fill_value)
+{
+  for (int v = 0; v < N_VARIANTS; v++) {
+    int bad = 0, worst_x = -1, worst_y = -1;
+    unsigned got = 0, want = 0;
+    size_t stray = (size_t) -1;
+
+    memset (im->out, POISON, im->pitch * im->height);
+    n_cases++;
+    if (run_variant (&variants[v], im, f, border, fill, fill_value) != 0) {
+      printf ("FAIL %s [%s]: the back end returned an error\n", what,
+          variants[v].name);
+      n_failed++;
+      continue;
+    }
+    for (int y = 0; y < im->height; y++) {
+      for (int x = 0; x < im->width; x++) {
+        unsigned o = out_sample (im, x, y);
+        unsigned r = ref[(size_t) y * im->width + x];
+        if ((o > r ? o - r : r - o) > 1) {
+          if (!bad++) {
+            worst_x = x;
+            worst_y = y;
+            got = o;
+            want = r;
+          }
+        }
+      }
+    }
+    for (size_t k = 0; k < im->pitch * im->height && stray == (size_t) -1; k++)
+      if (!is_channel_byte (im, k) && im->out[k] != POISON)
+        stray = k;
+    if (bad || stray != (size_t) -1) {
+      n_failed++;
+      printf ("FAIL %s [%s]: %d samples off by more than 1", what,
+          variants[v].name, bad);
+      if (bad)
+        printf (" (first at %d,%d: got %u, want %u)", worst_x, worst_y, got,
+            want);
+      if (stray != (size_t) -1)
+        printf ("; byte %zu outside the channel was written", stray);
+      printf ("\n");
+    }
+  }
+}
+
+static RefImage
+ref_image (const Image * im)
+{
+  RefImage r = { im->in + (size_t) im->channel * im->bytes, im->pitch,
+    im->width, im->height, im->pixel_stride, im->bytes
+  };
+  return r;
+}
+
+/* Random weights: positive and normalised, or of both signs with a
+ * divisor and an offset that keep outputs mostly in range. */
+static void
+random_weights (RefRng * rng, int side, int signed_weights, double *w,
+    double *divisor, double *offset, double max)
+{
+  double sum = 0.0;
+  for (int k = 0; k < side * side; k++) {
+    w[k] = signed_weights ? 2.0 * ref_rng_uniform (rng) - 1.0 :
+        ref_rng_uniform (rng);
+    sum += fabs (w[k]);
+  }
+  *divisor = sum > 0.0 ? sum : 1.0;
+  *offset = signed_weights ? floor (max / 2) : 0.0;
+}
+
+static void
+to_filter (const double *w, const double *w2, int side, double divisor,
+    double offset, float *taps, CcFilter * f)
+{
+  int n = side * side;
+  for (int k = 0; k < n; k++) {
+    taps[k] = (float) (w[k] / divisor);
+    if (w2)
+      taps[n + k] = (float) (w2[k] / divisor);
+  }
+  f->radius = side / 2;
+  f->response = w2 ? CC_RESPONSE_MAGNITUDE : CC_RESPONSE_LINEAR;
+  f->offset = (float) offset;
+  f->taps = taps;
+}
+
+static void
+test_sizes_radii_borders (RefRng * rng)
+{
+  static const int sizes[][2] = { {1, 1}, {2, 3}, {31, 17}, {33, 33},
+  {1920, 1080}, {4097, 7}
+  };
+  static const int radii[] = { 1, 2, 3, 7, 15 };
+  static double w[CC_MAX_TAPS];
+  static float taps[CC_MAX_TAPS];
+
+  for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++) {
+    for (int bytes = 1; bytes <= 2; bytes++) {
+      Image im;
+      uint32_t *ref;
+      image_init (&im, rng, sizes[s][0], sizes[s][1], bytes, 1, 0);
+      ref = malloc (sizeof (uint32_t) * im.width * im.height);
+      for (size_t ri = 0; ri < sizeof (radii) / sizeof (radii[0]); ri++) {
+        int side = 2 * radii[ri] + 1, signed_weights = (ri + s) % 2;
+        double divisor, offset;
+        CcFilter f;
+        RefImage rim = ref_image (&im);
+
+        random_weights (rng, side, signed_weights, w, &divisor, &offset,
+            bytes == 1 ? 255.0 : 65535.0);
+        to_filter (w, NULL, side, divisor, offset, taps, &f);
+        for (int b = 0; b < 4; b++) {
+          char what[160];
+          snprintf (what, sizeof (what), "%dx%d %d-bit radius %d border %s "
+              "%s weights", im.width, im.height, 8 * bytes, radii[ri],
+              border_names[b], signed_weights ? "signed" : "positive");
+          ref_convolve (&rim, w, NULL, side, divisor, offset, (RefBorder) b,
+              ref);
+          check_case (what, &im, &f, (CcBorder) b, ref, 0, 0);
+        }
+      }
+      free (ref);
+      image_clear (&im);
+    }
+  }
+}
+
+/* Packed layouts (RGB, RGBA, NV12's UV): one channel among others, which
+ * must stay untouched. */
+static void
+test_interleaved (RefRng * rng)
+{
+  static const int layouts[][2] = { {2, 1}, {3, 0}, {3, 2}, {4, 3} };
+  double w[25], divisor, offset;
+  float taps[25];
+
+  for (size_t l = 0; l < sizeof (layouts) / sizeof (layouts[0]); l++) {
+    for (int bytes = 1; bytes <= 2; bytes++) {
+      Image im;
+      uint32_t *ref;
+      CcFilter f;
+      RefImage rim;
+      image_init (&im, rng, 37, 19, bytes, layouts[l][0], layouts[l][1]);
+      ref = malloc (sizeof (uint32_t) * im.width * im.height);
+      rim = ref_image (&im);
+      random_weights (rng, 5, 0, w, &divisor, &offset, 255.0);
+      to_filter (w, NULL, 5, divisor, offset, taps, &f);
+      for (int b = 0; b < 4; b++) {
+        char what[160];
+        snprintf (what, sizeof (what), "interleaved stride %d channel %d "
+            "%d-bit border %s", layouts[l][0], layouts[l][1], 8 * bytes,
+            border_names[b]);
+        ref_convolve (&rim, w, NULL, 5, divisor, offset, (RefBorder) b, ref);
+        check_case (what, &im, &f, (CcBorder) b, ref, 0, 0);
+      }
+      free (ref);
+      image_clear (&im);
+    }
+  }
+}
+
+/* Gradient magnitude: Sobel, and a random pair of 5x5 filters. */
+static void
+test_magnitude (RefRng * rng)
+{
+  static const double sx[9] = { -1, 0, 1, -2, 0, 2, -1, 0, 1 };
+  static const double sy[9] = { -1, -2, -1, 0, 0, 0, 1, 2, 1 };
+  double wa[25], wb[25];
+  float taps[50];
+
+  for (int k = 0; k < 25; k++) {
+    wa[k] = 2.0 * ref_rng_uniform (rng) - 1.0;
+    wb[k] = 2.0 * ref_rng_uniform (rng) - 1.0;
+  }
+  for (int bytes = 1; bytes <= 2; bytes++) {
+    for (int pair = 0; pair < 2; pair++) {
+      const double *a = pair ? wa : sx, *b = pair ? wb : sy;
+      int side = pair ? 5 : 3;
+      double divisor = pair ? 8.0 : 1.0, offset = pair ? 3.0 : 0.0;
+      Image im;
+      uint32_t *ref;
+      CcFilter f;
+      RefImage rim;
+      image_init (&im, rng, 45, 29, bytes, 1, 0);
+      ref = malloc (sizeof (uint32_t) * im.width * im.height);
+      rim = ref_image (&im);
+      to_filter (a, b, side, divisor, offset, taps, &f);
+      for (int border = 0; border < 4; border++) {
+        char what[160];
+        snprintf (what, sizeof (what), "magnitude %s %d-bit border %s",
+            pair ? "random 5x5" : "sobel", 8 * bytes, border_names[border]);
+        ref_convolve (&rim, a, b, side, divisor, offset, (RefBorder) border,
+            ref);
+        check_case (what, &im, &f, (CcBorder) border, ref, 0, 0);
+      }
+      free (ref);
+      image_clear (&im);
+    }
+  }
+}
+
+static void
+test_fill (RefRng * rng)
+{
+  for (int bytes = 1; bytes <= 2; bytes++) {
+    Image im;
+    uint32_t *ref;
+    unsigned value = bytes == 1 ? 128 : 32768;
+    image_init (&im, rng, 41, 13, bytes, 2, 1);
+    ref = malloc (sizeof (uint32_t) * im.width * im.height);
+    for (int k = 0; k < im.width * im.height; k++)
+      ref[k] = value;
+    check_case (bytes == 1 ? "fill 8-bit" : "fill 16-bit", &im, NULL,
+        CC_BORDER_CLAMP, ref, 1, value);
+    free (ref);
+    image_clear (&im);
+  }
+}
+
+static void
+expect_rejected (const char *what, int rc)
+{
+  n_cases++;
+  if (rc == 0) {
+    n_failed++;
+    printf ("FAIL %s: accepted\n", what);
+  }
+}
+
+/* Bad arguments come back as errors, never as a crash or a launch. */
+static void
+test_invalid_arguments (void)
+{
+  unsigned char a[64], b[64];
+  float taps[CC_MAX_TAPS] = { 1.0f };
+  CcChannel good = { a, 8, 8, 8, 1, CC_SAMPLE_U8 };
+  CcChannel out = { b, 8, 8, 8, 1, CC_SAMPLE_U8 };
+  CcChannel null_data = good, narrow_pitch = good, other_size = out;
+  CcFilter too_wide = { CC_MAX_RADIUS + 1, CC_RESPONSE_LINEAR, 0, taps };
+  CcFilter mag_too_wide = { CC_MAX_MAGNITUDE_RADIUS + 1, CC_RESPONSE_MAGNITUDE,
+    0, taps
+  };
+  CcFilter ok = { 0, CC_RESPONSE_LINEAR, 0, taps };
+  null_data.data = NULL;
+  narrow_pitch.pitch = 4;
+  other_size.width = 7;
+
+#ifdef KERNELS_CUDA
+  unsigned char *d;
+  if (cudaMalloc ((void **) &d, 128) != cudaSuccess)
+    return;
+  good.data = d;
+  out.data = d + 64;
+  narrow_pitch.data = d;
+  other_size.data = d + 64;
+#define CONVOLVE(s, o, f, border) \
+  (int) cc_cuda_convolve (s, o, slot, (f)->radius, (f)->response, 0, border, \
+      CC_STRATEGY_TILED_HALO, 0)
+  expect_rejected ("upload radius 16", cc_cuda_upload_filter (slot,
+          &too_wide, 0));
+  expect_rejected ("upload slot out of range",
+      cc_cuda_upload_filter (CC_CUDA_FILTER_SLOTS, &ok, 0));
+  expect_rejected ("unknown strategy", cc_cuda_convolve (&good, &out, slot, 0,
+          CC_RESPONSE_LINEAR, 0, CC_BORDER_CLAMP, (CcStrategy) 7, 0));
+#else
+#define CONVOLVE(s, o, f, border) cc_cpu_convolve (s, o, f, border, 1)
+#endif
+  expect_rejected ("radius 16", CONVOLVE (&good, &out, &too_wide,
+          CC_BORDER_CLAMP));
+  expect_rejected ("magnitude radius 11", CONVOLVE (&good, &out,
+          &mag_too_wide, CC_BORDER_CLAMP));
+  expect_rejected ("null data", CONVOLVE (&null_data, &out, &ok,
+          CC_BORDER_CLAMP));
+  expect_rejected ("pitch narrower than a row", CONVOLVE (&narrow_pitch, &out,
+          &ok, CC_BORDER_CLAMP));
+  expect_rejected ("different sizes", CONVOLVE (&good, &other_size, &ok,
+          CC_BORDER_CLAMP));
+  expect_rejected ("unknown border", CONVOLVE (&good, &out, &ok,
+          (CcBorder) 9));
+#ifdef KERNELS_CUDA
+  cudaFree (d);
+#endif
+}
+
+int
+main (void)
+{
+  RefRng rng;
+
+#ifdef KERNELS_CUDA
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount (&count);
+  if (e != cudaSuccess || count == 0) {
+    printf ("SKIP: no usable CUDA device (%s)\n",
+        e != cudaSuccess ? cudaGetErrorString (e) : "none found");
+    return 77;
+  }
+  slot = cc_cuda_filter_slot_acquire ();
+#endif
+  ref_rng_seed (&rng, ref_test_seed ());
+  test_sizes_radii_borders (&rng);
+  test_interleaved (&rng);
+  test_magnitude (&rng);
+  test_fill (&rng);
+  test_invalid_arguments ();
+  printf ("%d passed, %d failed\n", n_cases - n_failed, n_failed);
+  return n_failed ? 1 : 0;
+}
