@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs every script in pipelines/ to EOS on bounded sources and checks what
+# they wrote. Called by meson with the build directory as $1.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export GST_PLUGIN_PATH=$build/plugin
+export CUDACONV_SOURCE="videotestsrc num-buffers=20 pattern=ball ! video/x-raw,width=320,height=240"
+export CUDACONV_SINK="fakesink"
+failed=0 passed=0
+
+check() {
+  local name=$1; shift
+  if "$@" >"$work/$name.log" 2>&1; then
+    passed=$((passed + 1)); echo "ok: $name"
+  else
+    failed=$((failed + 1)); echo "FAILED: $name"; tail -20 "$work/$name.log"
+  fi
+}
+
+check webcam-blur "$root/pipelines/webcam-blur.sh"
+check webcam-edges "$root/pipelines/webcam-edges.sh" kernel=edge
+
+gst-launch-1.0 -q videotestsrc num-buffers=10 pattern=smpte ! \
+  video/x-raw,width=176,height=144,format=I420 ! y4menc ! filesink location="$work/in.y4m"
+check file-filter "$root/pipelines/file-filter.sh" "$work/in.y4m" "$work/out.y4m" kernel=sharpen
+# same size (10 frames of the same format) but different pictures
+check file-filter-size test "$(stat -c %s "$work/out.y4m" 2>/dev/null || echo 0)" = "$(stat -c %s "$work/in.y4m")"
+check file-filter-changed bash -c "! cmp -s '$work/in.y4m' '$work/out.y4m'"
+
+check demo env CUDACONV_DEMO_NO_SETUP=1 CUDACONV_DEMO_OUT="$work/demo" CUDACONV_DEMO_FRAMES=40 \
+  "$root/pipelines/demo.sh"
+check demo-images bash -c "[ -s '$work/demo/before.png' ] && [ -s '$work/demo/after.png' ] && ! cmp -s '$work/demo/before.png' '$work/demo/after.png'"
+check demo-report grep -q "frames/s" "$work/demo.log"
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
