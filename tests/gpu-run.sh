@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The GPU machine's whole check, in one command: gst-inspect, the whole test
+# suite (no GPU test may skip), compute-sanitizer memcheck (all kernel tests)
+# and racecheck (all but the 1920x1080 plane), then the benchmark. That
+# machine has no GStreamer: build here, make the bundle and carry both
+# (../shared/device/README.md):
+#   meson compile -C build && ../shared/device/gst-bundle.sh .gst
+#   device run, carry [".gst", "build"]: tests/gpu-run.sh
+# Logs go to $OUT (the device tool's) or out/gpu.
+set -uo pipefail
+out=${OUT:-out/gpu}
+mkdir -p "$out"
+# shellcheck disable=SC1091
+source .gst/env.sh
+export GST_PLUGIN_PATH_1_0=$PWD/build/plugin
+status=0
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+gst-inspect-1.0 cudaconv >"$out/inspect.txt" 2>&1 || { echo "gst-inspect-1.0 cudaconv failed"; status=1; }
+
+python3 .gst/run-meson-tests.py build 2>&1 | tee "$out/tests.log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+if grep -q "^SKIP" "$out/tests.log"; then echo "a test was skipped on the GPU machine"; status=1; fi
+
+for tool in memcheck racecheck; do
+  quick=; if [ $tool = racecheck ]; then quick=1; fi
+  env ${quick:+CUDACONV_TEST_QUICK=1} compute-sanitizer --tool $tool --error-exitcode 99 \
+    build/tests/test-kernels-cuda >"$out/$tool.log" 2>&1
+  rc=$?
+  echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | tail -1); $(grep -E 'passed, .* failed' "$out/$tool.log")"
+  [ $rc = 0 ] || status=1
+done
+
+build/tests/cudaconv-bench --frames "${CUDACONV_BENCH_FRAMES:-300}" 2>&1 | tee "$out/bench.txt"
+exit $status
