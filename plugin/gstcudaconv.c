@@ -212,6 +212,19 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
   gdouble d;
 
   switch (prop_id) {
+    case PROP_BACKEND:
+    case PROP_DEVICE_ID:{
+      gboolean started;
+      GST_OBJECT_LOCK (self);
+      started = self->started;
+      GST_OBJECT_UNLOCK (self);
+      if (started) {
+        reject_setting (self, name, "it can only change in the NULL or READY "
+            "state");
+        return;
+      }
+      break;
+    }
     case PROP_RADIUS:
       if (g_value_get_int (value) < 1 || g_value_get_int (value) > CC_MAX_RADIUS) {
         reject_setting (self, name, "%d is out of range (1 to %d)",

@@ -56,11 +56,18 @@ matrix_random (TestMatrix * m, int side, gboolean signed_weights)
   m->text = g_string_free (s, FALSE);
 }
 
+/* The backend is chosen when the element starts, and a harness starts its
+ * element at once: configure it first. */
 static GstHarness *
 harness_new (const gchar * caps)
 {
-  GstHarness *h = gst_harness_new ("cudaconv");
-  gst_util_set_object_arg (G_OBJECT (h->element), "backend", BACKEND);
+  GstElement *element = gst_element_factory_make ("cudaconv", NULL);
+  GstHarness *h;
+
+  fail_unless (element != NULL, "no cudaconv element");
+  gst_util_set_object_arg (G_OBJECT (element), "backend", BACKEND);
+  h = gst_harness_new_with_element (element, "sink", "src");
+  gst_object_unref (element);
   gst_harness_set_src_caps_str (h, caps);
   return h;
 }
@@ -616,8 +623,16 @@ GST_START_TEST (test_bad_values_while_playing)
   gst_buffer_unref (gst_harness_push_and_pull (h, random_frame (&info)));
   ASSERT_WARNING (g_object_set (h->element, "matrix", "1,x,1", NULL));
   ASSERT_WARNING (g_object_set (h->element, "sigma", NAN, NULL));
+  /* the backend is fixed while the element runs */
+  ASSERT_WARNING (gst_util_set_object_arg (G_OBJECT (h->element), "backend",
+          g_str_equal (BACKEND, "cpu") ? "cuda" : "cpu"));
   g_object_get (h->element, "matrix", &matrix, "sigma", &sigma, NULL);
   fail_unless_equals_string (matrix, "1,2,1;2,4,2;1,2,1");
+  {
+    gint backend;
+    g_object_get (h->element, "backend", &backend, NULL);
+    fail_unless_equals_int (backend, g_str_equal (BACKEND, "cpu") ? 2 : 1);
+  }
   fail_unless_equals_float (sigma, 1.5);
   /* frames keep flowing */
   gst_buffer_unref (gst_harness_push_and_pull (h, random_frame (&info)));
