@@ -59,7 +59,7 @@ gst_cudaconv_strategy_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_CUDACONV_STRATEGY_AUTO, "Pick one (currently always tiled-halo)",
+    {GST_CUDACONV_STRATEGY_AUTO, "tiled-halo, the faster of the two at every radius measured",
         "auto"},
     {GST_CUDACONV_STRATEGY_TILED_HALO,
         "Input tile and halo cells in shared memory", "tiled-halo"},
