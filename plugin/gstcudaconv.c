@@ -209,6 +209,8 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
   GstCudaConv *self = GST_CUDACONV (object);
   GstCudaConvSettings *s = &self->settings;
   const gchar *name = g_param_spec_get_name (pspec);
+  CudaConvWeights matrix;
+  GError *err = NULL;
   gdouble d;
 
   switch (prop_id) {
@@ -251,30 +253,20 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
         return;
       }
       break;
-    case PROP_MATRIX:{
-      const gchar *text = g_value_get_string (value);
-      CudaConvWeights weights;
-      GError *err = NULL;
-
-      if (text && !cudaconv_matrix_parse (text, &weights, &err)) {
+    case PROP_MATRIX:
+      if (g_value_get_string (value)
+          && !cudaconv_matrix_parse (g_value_get_string (value), &matrix,
+              &err)) {
         reject_setting (self, name, "%s", err->message);
         g_error_free (err);
         return;
       }
-      GST_OBJECT_LOCK (self);
-      g_free (self->matrix_text);
-      self->matrix_text = g_strdup (text);
-      s->have_matrix = text != NULL;
-      if (text)
-        s->matrix = weights;
       break;
-    }
     default:
       break;
   }
 
-  if (prop_id != PROP_MATRIX)
-    GST_OBJECT_LOCK (self);
+  GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_KERNEL:
       s->kernel = g_value_get_enum (value);
@@ -286,6 +278,11 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
       s->sigma = g_value_get_double (value);
       break;
     case PROP_MATRIX:
+      g_free (self->matrix_text);
+      self->matrix_text = g_value_dup_string (value);
+      s->have_matrix = self->matrix_text != NULL;
+      if (s->have_matrix)
+        s->matrix = matrix;
       break;
     case PROP_DIVISOR:
       s->divisor = g_value_get_double (value);
@@ -593,13 +590,16 @@ gst_cudaconv_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
 
   if (cookie != self->filter_cookie) {
     CudaConvFilter next;
-    if (make_filter (&s, &next, &err))
+    if (make_filter (&s, &next, &err)) {
       self->filter = next;
-    else
-      goto bad_filter;
+    } else {
+      /* e.g. kernel=custom set while PLAYING before any matrix */
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s", err->message),
+          ("the previous filter stays in effect"));
+      g_clear_error (&err);
+    }
     self->filter_cookie = cookie;
   }
-continue_with_filter:
 
   cudaconv_plan_make (&plan, &filter->in_info, s.channels, s.gray_edges
       && cudaconv_kernel_is_edge_map (s.kernel));
@@ -616,15 +616,6 @@ continue_with_filter:
   return GST_FLOW_OK;
 
   /* ERRORS */
-bad_filter:
-  {
-    /* e.g. kernel=custom set while PLAYING before any matrix: keep going */
-    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s", err->message),
-        ("the previous filter stays in effect"));
-    g_clear_error (&err);
-    self->filter_cookie = cookie;
-    goto continue_with_filter;
-  }
 process_failed:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s backend failed: %s",

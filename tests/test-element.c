@@ -109,6 +109,36 @@ sample (const RefImage * im, gint x, gint y)
 
 typedef enum { EXPECT_FILTERED, EXPECT_COPY, EXPECT_FILL } Expect;
 
+/* One frame through the harness, both sides mapped for checking. */
+typedef struct {
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstVideoFrame fin, fout;
+} Pushed;
+
+/* Pushes in (or, when NULL, a new random frame) and maps what comes out. */
+static void
+push_frame (GstHarness * h, const GstVideoInfo * info, GstBuffer * in,
+    Pushed * p)
+{
+  p->info = *info;
+  p->in = in ? gst_buffer_ref (in) : random_frame (info);
+  p->out = gst_harness_push_and_pull (h, gst_buffer_ref (p->in));
+  fail_unless (p->out != NULL, "no output buffer");
+  fail_unless (gst_video_frame_map (&p->fin, &p->info, p->in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&p->fout, &p->info, p->out,
+          GST_MAP_READ));
+}
+
+static void
+pushed_release (Pushed * p)
+{
+  gst_video_frame_unmap (&p->fin);
+  gst_video_frame_unmap (&p->fout);
+  gst_buffer_unref (p->in);
+  gst_buffer_unref (p->out);
+}
+
 /* Compares component c of out with what was expected of it. */
 static void
 check_component (GstVideoFrame * in, GstVideoFrame * out, gint c,
@@ -147,9 +177,9 @@ check_format (const gchar * format, gint width, gint height,
       format, width, height, m->side, m->side, border);
   static const gchar *border_nicks[] = { "zero", "clamp", "mirror", "wrap" };
   GstHarness *h = harness_new (caps);
+  GstCaps *parsed = gst_caps_from_string (caps);
   GstVideoInfo info;
-  GstVideoFrame fin, fout;
-  GstBuffer *in, *out;
+  Pushed p;
 
   gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "custom");
   gst_util_set_object_arg (G_OBJECT (h->element), "border",
@@ -157,21 +187,15 @@ check_format (const gchar * format, gint width, gint height,
   g_object_set (h->element, "matrix", m->text, NULL);
   if (extra_props)
     gst_util_set_object_arg (G_OBJECT (h->element), "channels", extra_props);
-  fail_unless (gst_video_info_from_caps (&info, gst_caps_from_string (caps)));
-  in = random_frame (&info);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-  fail_unless (out != NULL, "%s: no output", what);
-  fail_unless (gst_video_frame_map (&fin, &info, in, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fout, &info, out, GST_MAP_READ));
+  fail_unless (gst_video_info_from_caps (&info, parsed));
+  gst_caps_unref (parsed);
+  push_frame (h, &info, NULL, &p);
   for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
     gboolean alpha = GST_VIDEO_INFO_HAS_ALPHA (&info) && c == GST_VIDEO_COMP_A;
     Expect e = alpha && !extra_props ? EXPECT_COPY : EXPECT_FILTERED;
-    check_component (&fin, &fout, c, e, m, NULL, border, what);
+    check_component (&p.fin, &p.fout, c, e, m, NULL, border, what);
   }
-  gst_video_frame_unmap (&fin);
-  gst_video_frame_unmap (&fout);
-  gst_buffer_unref (in);
-  gst_buffer_unref (out);
+  pushed_release (&p);
   gst_harness_teardown (h);
 }
 
@@ -224,8 +248,7 @@ GST_START_TEST (test_gaussian_preset)
   GstHarness *h = harness_new ("video/x-raw,format=GRAY8,width=64,height=48,"
       "framerate=30/1");
   GstVideoInfo info;
-  GstVideoFrame fin, fout;
-  GstBuffer *in, *out;
+  Pushed p;
   TestMatrix m = { .side = 7 };
   double sigma = 0.3 * (3 - 1) + 0.8, sum = 0;
 
@@ -236,16 +259,10 @@ GST_START_TEST (test_gaussian_preset)
   m.divisor = sum;
   g_object_set (h->element, "radius", 3, NULL);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
-  in = random_frame (&info);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-  gst_video_frame_map (&fin, &info, in, GST_MAP_READ);
-  gst_video_frame_map (&fout, &info, out, GST_MAP_READ);
-  check_component (&fin, &fout, 0, EXPECT_FILTERED, &m, NULL,
+  push_frame (h, &info, NULL, &p);
+  check_component (&p.fin, &p.fout, 0, EXPECT_FILTERED, &m, NULL,
       REF_BORDER_CLAMP, "gaussian radius 3");
-  gst_video_frame_unmap (&fin);
-  gst_video_frame_unmap (&fout);
-  gst_buffer_unref (in);
-  gst_buffer_unref (out);
+  pushed_release (&p);
   gst_harness_teardown (h);
 }
 
@@ -259,8 +276,8 @@ GST_START_TEST (test_gray_edges)
   GstHarness *h = harness_new ("video/x-raw,format=I420,width=40,height=30,"
       "framerate=30/1");
   GstVideoInfo info;
-  GstVideoFrame fin, fout;
-  GstBuffer *in, *out;
+  Pushed p;
+  GstBuffer *in;
   TestMatrix m = { .side = 3 };
 
   memcpy (m.w, sx, sizeof (sx));
@@ -268,28 +285,20 @@ GST_START_TEST (test_gray_edges)
   gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "sobel");
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 40, 30);
   in = random_frame (&info);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-  gst_video_frame_map (&fin, &info, in, GST_MAP_READ);
-  gst_video_frame_map (&fout, &info, out, GST_MAP_READ);
-  check_component (&fin, &fout, 0, EXPECT_FILTERED, &m, sy, REF_BORDER_CLAMP,
-      "sobel luma");
-  check_component (&fin, &fout, 1, EXPECT_FILL, NULL, NULL, 0, "sobel U");
-  check_component (&fin, &fout, 2, EXPECT_FILL, NULL, NULL, 0, "sobel V");
-  gst_video_frame_unmap (&fin);
-  gst_video_frame_unmap (&fout);
-  gst_buffer_unref (out);
+  push_frame (h, &info, in, &p);
+  check_component (&p.fin, &p.fout, 0, EXPECT_FILTERED, &m, sy,
+      REF_BORDER_CLAMP, "sobel luma");
+  check_component (&p.fin, &p.fout, 1, EXPECT_FILL, NULL, NULL, 0, "sobel U");
+  check_component (&p.fin, &p.fout, 2, EXPECT_FILL, NULL, NULL, 0, "sobel V");
+  pushed_release (&p);
 
   /* gray-edges=false filters chroma like luma */
   g_object_set (h->element, "gray-edges", FALSE, NULL);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-  gst_video_frame_map (&fin, &info, in, GST_MAP_READ);
-  gst_video_frame_map (&fout, &info, out, GST_MAP_READ);
-  check_component (&fin, &fout, 1, EXPECT_FILTERED, &m, sy, REF_BORDER_CLAMP,
-      "sobel U, gray-edges=false");
-  gst_video_frame_unmap (&fin);
-  gst_video_frame_unmap (&fout);
+  push_frame (h, &info, in, &p);
+  check_component (&p.fin, &p.fout, 1, EXPECT_FILTERED, &m, sy,
+      REF_BORDER_CLAMP, "sobel U, gray-edges=false");
+  pushed_release (&p);
   gst_buffer_unref (in);
-  gst_buffer_unref (out);
   gst_harness_teardown (h);
 }
 
@@ -354,21 +363,13 @@ push_and_check_gray (GstHarness * h, gint width, gint height,
     const TestMatrix * m, const gchar * what)
 {
   GstVideoInfo info;
-  GstVideoFrame fin, fout;
-  GstBuffer *in, *out;
+  Pushed p;
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, width, height);
-  in = random_frame (&info);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-  fail_unless (out != NULL);
-  gst_video_frame_map (&fin, &info, in, GST_MAP_READ);
-  gst_video_frame_map (&fout, &info, out, GST_MAP_READ);
-  check_component (&fin, &fout, 0, EXPECT_FILTERED, m, NULL, REF_BORDER_CLAMP,
-      what);
-  gst_video_frame_unmap (&fin);
-  gst_video_frame_unmap (&fout);
-  gst_buffer_unref (in);
-  gst_buffer_unref (out);
+  push_frame (h, &info, NULL, &p);
+  check_component (&p.fin, &p.fout, 0, EXPECT_FILTERED, m, NULL,
+      REF_BORDER_CLAMP, what);
+  pushed_release (&p);
 }
 
 GST_START_TEST (test_property_change_mid_stream)
