@@ -4,7 +4,7 @@
 # and racecheck (all but the 1920x1080 plane), then the benchmark. That
 # machine has no GStreamer: build here, make the bundle and carry both
 # (../shared/device/README.md):
-#   meson compile -C build && ../shared/device/gst-bundle.sh .gst
+#   meson compile -C build && tests/gpu-bundle.sh .gst
 #   device run, carry [".gst", "build"]: tests/gpu-run.sh
 # Logs go to $OUT (the device tool's) or out/gpu.
 set -uo pipefail
