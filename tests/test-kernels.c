@@ -194,6 +194,23 @@ ref_image (const Image * im)
   return r;
 }
 
+/* Checks one filter on im under every border policy against the reference;
+ * w2 is NULL for a linear filter, ref is scratch of width x height. */
+static void
+check_all_borders (const char *what, const Image * im, const double *w,
+    const double *w2, int side, double divisor, double offset,
+    const CcFilter * f, uint32_t * ref)
+{
+  RefImage rim = ref_image (im);
+
+  for (int b = 0; b < 4; b++) {
+    char name[200];
+    snprintf (name, sizeof (name), "%s border %s", what, border_names[b]);
+    ref_convolve (&rim, w, w2, side, divisor, offset, (RefBorder) b, ref);
+    check_case (name, im, f, (CcBorder) b, ref, 0, 0);
+  }
+}
+
 /* Random weights: positive and normalised, or of both signs with a
  * divisor and an offset that keep outputs mostly in range. */
 static void
@@ -254,20 +271,15 @@ test_sizes_radii_borders (RefRng * rng)
         int side = 2 * radii[ri] + 1, signed_weights = (ri + s) % 2;
         double divisor, offset;
         CcFilter f;
-        RefImage rim = ref_image (&im);
+        char what[160];
 
         random_weights (rng, side, signed_weights, w, &divisor, &offset,
             bytes == 1 ? 255.0 : 65535.0);
         to_filter (w, NULL, side, divisor, offset, taps, &f);
-        for (int b = 0; b < 4; b++) {
-          char what[160];
-          snprintf (what, sizeof (what), "%dx%d %d-bit radius %d border %s "
-              "%s weights", im.width, im.height, 8 * bytes, radii[ri],
-              border_names[b], signed_weights ? "signed" : "positive");
-          ref_convolve (&rim, w, NULL, side, divisor, offset, (RefBorder) b,
-              ref);
-          check_case (what, &im, &f, (CcBorder) b, ref, 0, 0);
-        }
+        snprintf (what, sizeof (what), "%dx%d %d-bit radius %d %s weights",
+            im.width, im.height, 8 * bytes, radii[ri],
+            signed_weights ? "signed" : "positive");
+        check_all_borders (what, &im, w, NULL, side, divisor, offset, &f, ref);
       }
       free (ref);
       image_clear (&im);
@@ -289,20 +301,14 @@ test_interleaved (RefRng * rng)
       Image im;
       uint32_t *ref;
       CcFilter f;
-      RefImage rim;
+      char what[160];
       image_init (&im, rng, 37, 19, bytes, layouts[l][0], layouts[l][1]);
       ref = malloc (sizeof (uint32_t) * im.width * im.height);
-      rim = ref_image (&im);
       random_weights (rng, 5, 0, w, &divisor, &offset, 255.0);
       to_filter (w, NULL, 5, divisor, offset, taps, &f);
-      for (int b = 0; b < 4; b++) {
-        char what[160];
-        snprintf (what, sizeof (what), "interleaved stride %d channel %d "
-            "%d-bit border %s", layouts[l][0], layouts[l][1], 8 * bytes,
-            border_names[b]);
-        ref_convolve (&rim, w, NULL, 5, divisor, offset, (RefBorder) b, ref);
-        check_case (what, &im, &f, (CcBorder) b, ref, 0, 0);
-      }
+      snprintf (what, sizeof (what), "interleaved stride %d channel %d "
+          "%d-bit", layouts[l][0], layouts[l][1], 8 * bytes);
+      check_all_borders (what, &im, w, NULL, 5, divisor, offset, &f, ref);
       free (ref);
       image_clear (&im);
     }
@@ -330,19 +336,13 @@ test_magnitude (RefRng * rng)
       Image im;
       uint32_t *ref;
       CcFilter f;
-      RefImage rim;
+      char what[160];
       image_init (&im, rng, 45, 29, bytes, 1, 0);
       ref = malloc (sizeof (uint32_t) * im.width * im.height);
-      rim = ref_image (&im);
       to_filter (a, b, side, divisor, offset, taps, &f);
-      for (int border = 0; border < 4; border++) {
-        char what[160];
-        snprintf (what, sizeof (what), "magnitude %s %d-bit border %s",
-            pair ? "random 5x5" : "sobel", 8 * bytes, border_names[border]);
-        ref_convolve (&rim, a, b, side, divisor, offset, (RefBorder) border,
-            ref);
-        check_case (what, &im, &f, (CcBorder) border, ref, 0, 0);
-      }
+      snprintf (what, sizeof (what), "magnitude %s %d-bit",
+          pair ? "random 5x5" : "sobel", 8 * bytes);
+      check_all_borders (what, &im, a, b, side, divisor, offset, &f, ref);
       free (ref);
       image_clear (&im);
     }
