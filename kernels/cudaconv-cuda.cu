@@ -1,179 +1,48 @@
-/* cudaconv: 2D convolution kernels after PMPP chapter 7.
+/* cudaconv: the CUDA kernels' host API: filter slots, argument checks,
+ * dispatch to a kernel compiled for the filter's radius, and the strategy
+ * tuner.
  *
- * Both strategies compute an OUT_TILE_W x OUT_TILE_H output tile per block of
- * BLOCK_W x BLOCK_H threads, each thread OUT_TILE_H / BLOCK_H outputs down a
- * column, so every weight read from constant memory is used for several
- * outputs and all threads of a warp read the same weight (a broadcast). */
-#include <cstdint>
+ * Every kernel is instantiated per radius (0 .. CC_MAX_RADIUS) so that its
+ * loops over the window unroll and the window lives in registers. All
+ * kernels sit in this one translation unit because __constant__ memory is
+ * per unit. */
+#include <algorithm>
 #include <mutex>
 
 #include "cudaconv-cuda.h"
-#include "cudaconv-border.h"
+#include "cudaconv-device.cuh"
+#include "cudaconv-tiled-halo.cuh"
+#include "cudaconv-cache-halo.cuh"
+#include "cudaconv-separable.cuh"
 
-#define BLOCK_W 32
-#define BLOCK_H 8
-#define OUT_TILE_W 32
-#define OUT_TILE_H 32
-#define ROWS_PER_THREAD (OUT_TILE_H / BLOCK_H)
 #define FILL_BLOCK_W 32
 #define FILL_BLOCK_H 8
+/* what a block may use without opting in to more */
+#define DEFAULT_SHARED_LIMIT (48 * 1024)
+/* launches per timed sample of the tuner */
+#define TUNE_BATCH 4
 
-static_assert (OUT_TILE_W == BLOCK_W, "one output column per thread");
-static_assert (OUT_TILE_H % BLOCK_H == 0, "whole rows per thread");
-
-__constant__ float c_filters[CC_CUDA_FILTER_SLOTS][CC_MAX_TAPS];
+/* What was last uploaded to each slot, so that launches take the filter's
+ * shape from one place and a separable launch of a non-separable filter is
+ * refused instead of reading stale factors. */
+typedef struct {
+  bool used;
+  bool uploaded;
+  int radius;
+  CcResponse response;
+  float offset;
+  bool separable;
+} SlotRecord;
 
 static std::mutex slot_lock;
-static bool slot_used[CC_CUDA_FILTER_SLOTS];
-
-template < typename T > struct SampleTraits;
-template <> struct SampleTraits <uint8_t> {
-  static constexpr float max = 255.0f;
-};
-template <> struct SampleTraits <uint16_t> {
-  static constexpr float max = 65535.0f;
-};
-
-struct ChannelArgs {
-  char *data;
-  size_t pitch;
-  int pixel_stride;
-};
-
-template < typename T > __device__ __forceinline__ float
-load_sample (const ChannelArgs & c, int x, int y)
-{
-  const T *row = (const T *) (c.data + (size_t) y * c.pitch);
-  return (float) __ldg (row + (size_t) x * c.pixel_stride);
-}
-
-/* Ghost cells resolve to a real sample or to 0 here, so the compute loops
- * never test a border. */
-template < typename T > __device__ __forceinline__ float
-load_bordered (const ChannelArgs & c, int x, int y, int w, int h,
-    CcBorder border)
-{
-  int bx = cc_border_index (x, w, border);
-  int by = cc_border_index (y, h, border);
-  if (bx < 0 || by < 0)
-    return 0.0f;
-  return load_sample < T > (c, bx, by);
-}
-
-template < typename T > __device__ __forceinline__ void
-store_sample (const ChannelArgs & c, int x, int y, float v)
-{
-  /* round half up, then saturate to the sample's range */
-  v = fminf (fmaxf (floorf (v + 0.5f), 0.0f), SampleTraits < T >::max);
-  T *row = (T *) (c.data + (size_t) y * c.pitch);
-  row[(size_t) x * c.pixel_stride] = (T) v;
-}
-
-__device__ __forceinline__ float
-finish (float a, float b, bool magnitude, float offset)
-{
-  return (magnitude ? sqrtf (a * a + b * b) : a) + offset;
-}
-
-/* PMPP 7.4: the block loads its input tile plus a halo of radius cells on
- * each side into shared memory, then computes only from shared memory. */
-template < typename T, bool MAGNITUDE > __global__ void
-conv_tiled_halo (ChannelArgs src, ChannelArgs dst, int w, int h, int radius,
-    int slot, float offset, CcBorder border)
-{
-  extern __shared__ float tile[];
-  const int side = 2 * radius + 1;
-  const int tile_w = OUT_TILE_W + 2 * radius;
-  const int tile_h = OUT_TILE_H + 2 * radius;
-  const int x0 = blockIdx.x * OUT_TILE_W;
-  const int y0 = blockIdx.y * OUT_TILE_H;
-
-  for (int ty = threadIdx.y; ty < tile_h; ty += BLOCK_H)
-    for (int tx = threadIdx.x; tx < tile_w; tx += BLOCK_W)
-      tile[ty * tile_w + tx] = load_bordered < T > (src, x0 + tx - radius,
-          y0 + ty - radius, w, h, border);
-  __syncthreads ();
-
-  const float *wa = c_filters[slot];
-  const float *wb = c_filters[slot] + side * side;
-  const int x = x0 + threadIdx.x;
-  if (x >= w)
-    return;
-#pragma unroll
-  for (int r = 0; r < ROWS_PER_THREAD; r++) {
-    const int ty = threadIdx.y + r * BLOCK_H;
-    if (y0 + ty >= h)
-      return;
-    float a = 0.0f, b = 0.0f;
-    for (int i = 0; i < side; i++) {
-      const float *in = &tile[(ty + i) * tile_w + threadIdx.x];
-      for (int j = 0; j < side; j++) {
-        a += wa[i * side + j] * in[j];
-        if (MAGNITUDE)
-          b += wb[i * side + j] * in[j];
-      }
-    }
-    store_sample < T > (dst, x, y0 + ty, finish (a, b, MAGNITUDE, offset));
-  }
-}
-
-/* PMPP 7.5: shared memory holds only the tile interior; halo cells are read
- * from global memory, where neighbouring blocks' loads left them in L1/L2. */
-template < typename T, bool MAGNITUDE > __global__ void
-conv_cache_halo (ChannelArgs src, ChannelArgs dst, int w, int h, int radius,
-    int slot, float offset, CcBorder border)
-{
-  __shared__ float tile[OUT_TILE_H][OUT_TILE_W];
-  const int side = 2 * radius + 1;
-  const int x0 = blockIdx.x * OUT_TILE_W;
-  const int y0 = blockIdx.y * OUT_TILE_H;
-
-  /* Tile cells past the plane's right or bottom edge hold their ghost value,
-   * so the compute loop only has to tell tile from halo. */
-#pragma unroll
-  for (int r = 0; r < ROWS_PER_THREAD; r++) {
-    const int ty = threadIdx.y + r * BLOCK_H;
-    tile[ty][threadIdx.x] = load_bordered < T > (src, x0 + threadIdx.x,
-        y0 + ty, w, h, border);
-  }
-  __syncthreads ();
-
-  const float *wa = c_filters[slot];
-  const float *wb = c_filters[slot] + side * side;
-  const int tx = threadIdx.x;
-  const int x = x0 + tx;
-  if (x >= w)
-    return;
-#pragma unroll
-  for (int r = 0; r < ROWS_PER_THREAD; r++) {
-    const int ty = threadIdx.y + r * BLOCK_H;
-    if (y0 + ty >= h)
-      return;
-    float a = 0.0f, b = 0.0f;
-    for (int i = 0; i < side; i++) {
-      const int sy = ty + i - radius;
-      for (int j = 0; j < side; j++) {
-        const int sx = tx + j - radius;
-        float v;
-        if (sx >= 0 && sx < OUT_TILE_W && sy >= 0 && sy < OUT_TILE_H)
-          v = tile[sy][sx];
-        else
-          v = load_bordered < T > (src, x0 + sx, y0 + sy, w, h, border);
-        a += wa[i * side + j] * v;
-        if (MAGNITUDE)
-          b += wb[i * side + j] * v;
-      }
-    }
-    store_sample < T > (dst, x, y0 + ty, finish (a, b, MAGNITUDE, offset));
-  }
-}
+static SlotRecord slots[CC_CUDA_FILTER_SLOTS];
 
 template < typename T > __global__ void
-fill_channel (ChannelArgs dst, int w, int h, float value)
+fill_channel (ChannelArgs dst, float value)
 {
   const int x = blockIdx.x * FILL_BLOCK_W + threadIdx.x;
   const int y = blockIdx.y * FILL_BLOCK_H + threadIdx.y;
-  if (x < w && y < h)
+  if (x < dst.width && y < dst.height)
     store_sample < T > (dst, x, y, value);
 }
 
@@ -189,7 +58,9 @@ channel_valid (const CcChannel * c)
 static ChannelArgs
 channel_args (const CcChannel * c)
 {
-  ChannelArgs a = { (char *) c->data, c->pitch, c->pixel_stride };
+  ChannelArgs a = { (char *) c->data, c->pitch, c->pixel_stride, c->width,
+    c->height
+  };
   return a;
 }
 
@@ -198,7 +69,24 @@ radius_valid (int radius, CcResponse response)
 {
   int max = response == CC_RESPONSE_MAGNITUDE ? CC_MAX_MAGNITUDE_RADIUS :
       CC_MAX_RADIUS;
-  return radius >= 0 && radius <= max;
+  return radius >= 0 && radius <= max
+      && (response == CC_RESPONSE_LINEAR || response == CC_RESPONSE_MAGNITUDE);
+}
+
+static bool
+slot_valid (int slot)
+{
+  return slot >= 0 && slot < CC_CUDA_FILTER_SLOTS;
+}
+
+static bool
+slot_record (int slot, SlotRecord * out)
+{
+  std::lock_guard < std::mutex > guard (slot_lock);
+  if (!slot_valid (slot) || !slots[slot].uploaded)
+    return false;
+  *out = slots[slot];
+  return true;
 }
 
 extern "C" int
@@ -206,8 +94,9 @@ cc_cuda_filter_slot_acquire (void)
 {
   std::lock_guard < std::mutex > guard (slot_lock);
   for (int i = 0; i < CC_CUDA_FILTER_SLOTS; i++) {
-    if (!slot_used[i]) {
-      slot_used[i] = true;
+    if (!slots[i].used) {
+      slots[i] = SlotRecord ();
+      slots[i].used = true;
       return i;
     }
   }
@@ -218,74 +107,226 @@ extern "C" void
 cc_cuda_filter_slot_release (int slot)
 {
   std::lock_guard < std::mutex > guard (slot_lock);
-  if (slot >= 0 && slot < CC_CUDA_FILTER_SLOTS)
-    slot_used[slot] = false;
+  if (slot_valid (slot))
+    slots[slot] = SlotRecord ();
+}
+
+extern "C" int
+cc_cuda_slot_is_separable (int slot)
+{
+  SlotRecord r;
+  return slot_record (slot, &r) && r.separable;
 }
 
 extern "C" cudaError_t
 cc_cuda_upload_filter (int slot, const CcFilter * filter, cudaStream_t stream)
 {
-  if (!filter || !filter->taps || slot < 0 || slot >= CC_CUDA_FILTER_SLOTS
+  if (!filter || !filter->taps || !slot_valid (slot)
       || !radius_valid (filter->radius, filter->response))
     return cudaErrorInvalidValue;
-  size_t bytes = sizeof (float) * cc_filter_n_taps (filter->radius,
-      filter->response);
-  return cudaMemcpyToSymbolAsync (c_filters, filter->taps, bytes,
-      sizeof (float) * CC_MAX_TAPS * slot, cudaMemcpyHostToDevice, stream);
+  const bool separable = cc_filter_is_separable (filter);
+  const size_t slot_offset = sizeof (float) * CC_SLOT_FLOATS * slot;
+  const size_t side = 2 * filter->radius + 1;
+  cudaError_t err = cudaMemcpyToSymbolAsync (c_filters, filter->taps,
+      sizeof (float) * cc_filter_n_taps (filter->radius, filter->response),
+      slot_offset, cudaMemcpyHostToDevice, stream);
+  if (err == cudaSuccess && separable)
+    err = cudaMemcpyToSymbolAsync (c_filters, filter->col_taps,
+        sizeof (float) * side, slot_offset + sizeof (float) * CC_SLOT_COL_TAPS,
+        cudaMemcpyHostToDevice, stream);
+  if (err == cudaSuccess && separable)
+    err = cudaMemcpyToSymbolAsync (c_filters, filter->row_taps,
+        sizeof (float) * side, slot_offset + sizeof (float) * CC_SLOT_ROW_TAPS,
+        cudaMemcpyHostToDevice, stream);
+
+  std::lock_guard < std::mutex > guard (slot_lock);
+  SlotRecord & r = slots[slot];
+  /* a failed copy may have left the slot half written */
+  r.uploaded = err == cudaSuccess;
+  r.radius = filter->radius;
+  r.response = filter->response;
+  r.offset = filter->offset;
+  r.separable = separable;
+  return err;
 }
 
-template < typename T > static void
-launch_convolve (const CcChannel * src, const CcChannel * dst, int slot,
-    int radius, bool magnitude, float offset, CcBorder border,
-    CcStrategy strategy, cudaStream_t stream)
-{
-  dim3 block (BLOCK_W, BLOCK_H);
-  dim3 grid ((src->width + OUT_TILE_W - 1) / OUT_TILE_W,
-      (src->height + OUT_TILE_H - 1) / OUT_TILE_H);
-  ChannelArgs s = channel_args (src), d = channel_args (dst);
-  int w = src->width, h = src->height;
+struct Launch {
+  dim3 grid;
+  ChannelArgs src, dst;
+  int slot;
+  float offset;
+  CcBorder border;
+  CcStrategy strategy;
+  bool magnitude;
+  cudaStream_t stream;
+};
 
-  if (strategy == CC_STRATEGY_TILED_HALO) {
-    size_t shmem = sizeof (float) * (OUT_TILE_W + 2 * radius) *
-        (OUT_TILE_H + 2 * radius);
-    if (magnitude)
-      conv_tiled_halo < T, true > <<<grid, block, shmem, stream>>> (s, d, w, h,
-          radius, slot, offset, border);
-    else
-      conv_tiled_halo < T, false > <<<grid, block, shmem, stream>>> (s, d, w,
-          h, radius, slot, offset, border);
+template < typename T, int R, bool MAGNITUDE > static cudaError_t
+launch_2d (const Launch & l)
+{
+  const dim3 block (NS_THREADS_X, NS_THREADS_Y);
+  if (l.strategy == CC_STRATEGY_TILED_HALO) {
+    static_assert (tiled_halo_shared_bytes < CC_MAX_RADIUS > () <=
+        DEFAULT_SHARED_LIMIT, "tiled-halo fits the default shared memory");
+    conv_tiled_halo < T, R, MAGNITUDE > <<<l.grid, block,
+        tiled_halo_shared_bytes < R > (), l.stream>>> (l.src, l.dst, l.slot,
+        l.offset, l.border);
   } else {
-    if (magnitude)
-      conv_cache_halo < T, true > <<<grid, block, 0, stream>>> (s, d, w, h,
-          radius, slot, offset, border);
-    else
-      conv_cache_halo < T, false > <<<grid, block, 0, stream>>> (s, d, w, h,
-          radius, slot, offset, border);
+    conv_cache_halo < T, R, MAGNITUDE > <<<l.grid, block, 0, l.stream>>>
+        (l.src, l.dst, l.slot, l.offset, l.border);
   }
+  return cudaGetLastError ();
+}
+
+template < typename T, int R > static cudaError_t
+launch_separable (const Launch & l)
+{
+  const dim3 block (NS_THREADS_X, NS_THREADS_Y);
+  const size_t bytes = SepLayout < R >::BYTES;
+  if (bytes > DEFAULT_SHARED_LIMIT) {
+    /* per device and cheap; asking on every launch keeps multi-GPU use
+     * simple */
+    cudaError_t err = cudaFuncSetAttribute (conv_separable < T, R >,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+    if (err != cudaSuccess)
+      return err;
+  }
+  conv_separable < T, R > <<<l.grid, block, bytes, l.stream>>> (l.src, l.dst,
+      l.slot, l.offset, l.border);
+  return cudaGetLastError ();
+}
+
+template < typename T, int R > static cudaError_t
+launch_radius (const Launch & l)
+{
+  if (l.strategy == CC_STRATEGY_SEPARABLE)
+    return launch_separable < T, R > (l);
+  if (l.magnitude) {
+    if constexpr (R <= CC_MAX_MAGNITUDE_RADIUS)
+      return launch_2d < T, R, true > (l);
+    else
+      return cudaErrorInvalidValue;
+  }
+  return launch_2d < T, R, false > (l);
+}
+
+template < typename T, int R = 0 > static cudaError_t
+dispatch_radius (int radius, const Launch & l)
+{
+  if constexpr (R > CC_MAX_RADIUS) {
+    return cudaErrorInvalidValue;
+  } else {
+    if (radius == R)
+      return launch_radius < T, R > (l);
+    return dispatch_radius < T, R + 1 > (radius, l);
+  }
+}
+
+static cudaError_t
+convolve (const CcChannel * src, const CcChannel * dst, int slot,
+    const SlotRecord & filter, CcBorder border, CcStrategy strategy,
+    cudaStream_t stream)
+{
+  Launch l;
+  l.grid = dim3 ((src->width + NS_TILE_W - 1) / NS_TILE_W,
+      (src->height + NS_TILE_H - 1) / NS_TILE_H);
+  l.src = channel_args (src);
+  l.dst = channel_args (dst);
+  l.slot = slot;
+  l.offset = filter.offset;
+  l.border = border;
+  l.strategy = strategy;
+  l.magnitude = filter.response == CC_RESPONSE_MAGNITUDE;
+  l.stream = stream;
+  if (src->sample == CC_SAMPLE_U8)
+    return dispatch_radius < uint8_t > (filter.radius, l);
+  return dispatch_radius < uint16_t > (filter.radius, l);
+}
+
+static bool
+convolve_args_valid (const CcChannel * src, const CcChannel * dst,
+    CcBorder border)
+{
+  return channel_valid (src) && channel_valid (dst)
+      && src->width == dst->width && src->height == dst->height
+      && src->sample == dst->sample && (unsigned) border <= CC_BORDER_WRAP;
+}
+
+static bool
+strategy_applies (CcStrategy strategy, const SlotRecord & filter)
+{
+  switch (strategy) {
+    case CC_STRATEGY_TILED_HALO:
+    case CC_STRATEGY_CACHE_HALO:
+      return true;
+    case CC_STRATEGY_SEPARABLE:
+      return filter.separable;
+  }
+  return false;
 }
 
 extern "C" cudaError_t
 cc_cuda_convolve (const CcChannel * src, const CcChannel * dst, int slot,
-    int radius, CcResponse response, float offset, CcBorder border,
-    CcStrategy strategy, cudaStream_t stream)
+    CcBorder border, CcStrategy strategy, cudaStream_t stream)
 {
-  if (!channel_valid (src) || !channel_valid (dst)
-      || src->width != dst->width || src->height != dst->height
-      || src->sample != dst->sample || slot < 0
-      || slot >= CC_CUDA_FILTER_SLOTS || !radius_valid (radius, response)
-      || (unsigned) border > CC_BORDER_WRAP
-      || (strategy != CC_STRATEGY_TILED_HALO
-          && strategy != CC_STRATEGY_CACHE_HALO))
+  SlotRecord filter;
+  if (!convolve_args_valid (src, dst, border) || !slot_record (slot, &filter)
+      || !strategy_applies (strategy, filter))
+    return cudaErrorInvalidValue;
+  return convolve (src, dst, slot, filter, border, strategy, stream);
+}
+
+extern "C" cudaError_t
+cc_cuda_fastest_strategy (const CcChannel * src, const CcChannel * dst,
+    int slot, CcBorder border, cudaStream_t stream, CcStrategy * fastest,
+    float *ms)
+{
+  SlotRecord filter;
+  if (!fastest || !convolve_args_valid (src, dst, border)
+      || !slot_record (slot, &filter))
     return cudaErrorInvalidValue;
 
-  bool magnitude = response == CC_RESPONSE_MAGNITUDE;
-  if (src->sample == CC_SAMPLE_U8)
-    launch_convolve < uint8_t > (src, dst, slot, radius, magnitude, offset,
-        border, strategy, stream);
-  else
-    launch_convolve < uint16_t > (src, dst, slot, radius, magnitude, offset,
-        border, strategy, stream);
-  return cudaGetLastError ();
+  cudaEvent_t marks[CC_CUDA_TUNE_RUNS + 1] = { };
+  cudaError_t err = cudaSuccess;
+  float best = -1.0f;
+  for (int k = 0; k <= CC_CUDA_TUNE_RUNS && err == cudaSuccess; k++)
+    err = cudaEventCreate (&marks[k]);
+
+  for (int s = 0; s < CC_N_STRATEGIES && err == cudaSuccess; s++) {
+    const CcStrategy strategy = (CcStrategy) s;
+    float times[CC_CUDA_TUNE_RUNS];
+    if (ms)
+      ms[s] = -1.0f;
+    if (!strategy_applies (strategy, filter))
+      continue;
+    err = convolve (src, dst, slot, filter, border, strategy, stream);
+    /* launches queue up behind a running one, so the events bracket GPU
+     * time rather than the host's launch latency */
+    for (int k = 0; k <= CC_CUDA_TUNE_RUNS && err == cudaSuccess; k++) {
+      err = cudaEventRecord (marks[k], stream);
+      for (int b = 0; b < TUNE_BATCH && err == cudaSuccess
+          && k < CC_CUDA_TUNE_RUNS; b++)
+        err = convolve (src, dst, slot, filter, border, strategy, stream);
+    }
+    if (err == cudaSuccess)
+      err = cudaEventSynchronize (marks[CC_CUDA_TUNE_RUNS]);
+    for (int k = 0; k < CC_CUDA_TUNE_RUNS && err == cudaSuccess; k++)
+      err = cudaEventElapsedTime (&times[k], marks[k], marks[k + 1]);
+    if (err != cudaSuccess)
+      break;
+    std::sort (times, times + CC_CUDA_TUNE_RUNS);
+    const float median = times[CC_CUDA_TUNE_RUNS / 2] / TUNE_BATCH;
+    if (ms)
+      ms[s] = median;
+    if (best < 0.0f || median < best) {
+      best = median;
+      *fastest = strategy;
+    }
+  }
+  for (int k = 0; k <= CC_CUDA_TUNE_RUNS; k++)
+    if (marks[k])
+      cudaEventDestroy (marks[k]);
+  return err;
 }
 
 extern "C" cudaError_t
@@ -298,10 +339,8 @@ cc_cuda_fill (const CcChannel * dst, unsigned value, cudaStream_t stream)
       (dst->height + FILL_BLOCK_H - 1) / FILL_BLOCK_H);
   ChannelArgs d = channel_args (dst);
   if (dst->sample == CC_SAMPLE_U8)
-    fill_channel < uint8_t > <<<grid, block, 0, stream>>> (d, dst->width,
-        dst->height, (float) value);
+    fill_channel < uint8_t > <<<grid, block, 0, stream>>> (d, (float) value);
   else
-    fill_channel < uint16_t > <<<grid, block, 0, stream>>> (d, dst->width,
-        dst->height, (float) value);
+    fill_channel < uint16_t > <<<grid, block, 0, stream>>> (d, (float) value);
   return cudaGetLastError ();
 }

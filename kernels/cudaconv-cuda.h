@@ -14,30 +14,48 @@ extern "C" {
 #endif
 
 /* Filters live in __constant__ memory, one slot per element instance so that
- * instances sharing a device never overwrite each other's weights. 16 slots of
- * CC_MAX_TAPS floats fill 61.5 KB of the 64 KB constant bank. */
+ * instances sharing a device never overwrite each other's weights. 16 slots
+ * of CC_MAX_TAPS floats plus two separable factors fill the 64 KB constant
+ * bank. */
 #define CC_CUDA_FILTER_SLOTS 16
 
 typedef enum {
   CC_STRATEGY_TILED_HALO = 0,   /* PMPP 7.4: tile and halo in shared memory */
-  CC_STRATEGY_CACHE_HALO        /* PMPP 7.5: tile in shared memory, halo via L1/L2 */
+  CC_STRATEGY_CACHE_HALO,       /* PMPP 7.5: tile in shared memory, halo via L1/L2 */
+  CC_STRATEGY_SEPARABLE         /* row pass then column pass, tile and halo in
+                                 * shared memory; separable uploads only */
 } CcStrategy;
+#define CC_N_STRATEGIES 3
 
 /* Returns a free slot number, or -1 when all are taken. Thread-safe. */
 int cc_cuda_filter_slot_acquire (void);
 void cc_cuda_filter_slot_release (int slot);
 
-/* Copies filter->taps to the slot on the current device, ordered on stream.
- * The host array may be reused as soon as this returns. */
+/* Copies the filter (taps, and its factors when it has them) to the slot on
+ * the current device, ordered on stream. The host arrays may be reused as
+ * soon as this returns. Kernels queued earlier on other streams may still
+ * read the slot: synchronise them first. */
 cudaError_t cc_cuda_upload_filter (int slot, const CcFilter * filter,
     cudaStream_t stream);
 
+/* Whether the slot's last upload can take CC_STRATEGY_SEPARABLE. */
+int cc_cuda_slot_is_separable (int slot);
+
 /* Convolves src into dst (device pointers, same size and sample type) with
- * the filter uploaded to slot; radius and response must match that upload.
+ * the filter last uploaded to slot (radius, response and offset included).
  * Only dst's own channel samples are written. */
 cudaError_t cc_cuda_convolve (const CcChannel * src, const CcChannel * dst,
-    int slot, int radius, CcResponse response, float offset,
-    CcBorder border, CcStrategy strategy, cudaStream_t stream);
+    int slot, CcBorder border, CcStrategy strategy, cudaStream_t stream);
+
+/* Runs every strategy that can take the slot's filter on this channel, a
+ * warm-up launch and CC_CUDA_TUNE_RUNS timed samples of a few back-to-back
+ * launches each (CUDA events on stream, which ends synchronised), and
+ * returns the one with the smallest median in *fastest. ms, when not NULL, receives CC_N_STRATEGIES medians in
+ * milliseconds per launch, -1 for a strategy that does not apply. dst is overwritten. */
+#define CC_CUDA_TUNE_RUNS 5
+cudaError_t cc_cuda_fastest_strategy (const CcChannel * src,
+    const CcChannel * dst, int slot, CcBorder border, cudaStream_t stream,
+    CcStrategy * fastest, float *ms);
 
 /* Sets every sample of the channel to value (saturated to the sample type). */
 cudaError_t cc_cuda_fill (const CcChannel * dst, unsigned value,

@@ -14,8 +14,10 @@ extern "C" {
 #define CC_MAX_RADIUS 15
 #define CC_MAX_SIDE (2 * CC_MAX_RADIUS + 1)
 #define CC_MAX_TAPS (CC_MAX_SIDE * CC_MAX_SIDE)
-/* A gradient-magnitude filter stores two filters in one CC_MAX_TAPS slot. */
-#define CC_MAX_MAGNITUDE_RADIUS 10
+/* Gradient-magnitude filters (two filters, hypot of both) serve the 3x3
+ * sobel; the CUDA kernels are compiled for each radius, so this bound keeps
+ * the number of compiled variants small. */
+#define CC_MAX_MAGNITUDE_RADIUS 3
 
 /* How ghost cells (samples outside the plane) are made up. */
 typedef enum {
@@ -50,13 +52,26 @@ typedef struct {
 
 /* A filter ready to run: weights are already divided by the divisor, so
  * out = saturate(round(sum(taps * in) + offset)). For CC_RESPONSE_MAGNITUDE
- * taps holds two (2r+1)^2 filters back to back. */
+ * taps holds two (2r+1)^2 filters back to back.
+ *
+ * A linear filter whose taps are an outer product, taps[i][j] ==
+ * col_taps[i] * row_taps[j] (gaussian, box, sobel-x), may also carry the two
+ * factors; the back ends then run it as a row pass and a column pass, 2(2r+1)
+ * multiply-adds per sample instead of (2r+1)^2. */
 typedef struct {
   int radius;
   CcResponse response;
   float offset;
   const float *taps;            /* row-major, host memory */
+  const float *col_taps;        /* 2r+1 floats, or NULL: not separable */
+  const float *row_taps;        /* 2r+1 floats, or NULL */
 } CcFilter;
+
+static inline int
+cc_filter_is_separable (const CcFilter * f)
+{
+  return f->response == CC_RESPONSE_LINEAR && f->col_taps && f->row_taps;
+}
 
 static inline int
 cc_filter_n_taps (int radius, CcResponse response)

@@ -14,6 +14,11 @@ typedef struct {
   float offset;
   float taps[CC_MAX_TAPS];      /* weights / divisor */
   gboolean identity;            /* output == input for every sample */
+  /* taps[i][j] == col_taps[i] * row_taps[j], found by
+   * cudaconv_filter_prepare for any linear filter of rank one */
+  gboolean separable;
+  float col_taps[CC_MAX_SIDE];
+  float row_taps[CC_MAX_SIDE];
 } CudaConvFilter;
 
 /* The divisor actually used: divisor when non-zero, else the sum of the
@@ -24,7 +29,8 @@ double cudaconv_effective_divisor (const CudaConvWeights * weights,
 void cudaconv_filter_prepare (const CudaConvWeights * weights, double divisor,
     double offset, CudaConvFilter * out);
 
-/* The back ends' view of the filter; valid while filter lives. */
+/* The back ends' view of the filter, with its factors when it is separable;
+ * valid while filter lives. */
 CcFilter cudaconv_filter_view (const CudaConvFilter * filter);
 
 G_END_DECLS

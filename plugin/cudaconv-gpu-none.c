@@ -36,9 +36,14 @@ cudaconv_gpu_new_pool (CudaConvGpu * gpu, GstCaps * caps, guint size,
 
 gboolean
 cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
-    GError ** error)
+    guint depth, GError ** error)
 {
   g_return_val_if_reached (FALSE);
+}
+
+void
+cudaconv_gpu_set_host_register (CudaConvGpu * gpu, gboolean enable)
+{
 }
 
 gboolean
@@ -48,4 +53,38 @@ cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
     GError ** error)
 {
   g_return_val_if_reached (FALSE);
+}
+
+gboolean
+cudaconv_gpu_submit (CudaConvGpu * gpu, const CudaConvPlan * plan,
+    const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
+    CudaConvGpuStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
+    GError ** error)
+{
+  g_return_val_if_reached (FALSE);
+}
+
+guint
+cudaconv_gpu_in_flight (CudaConvGpu * gpu)
+{
+  return 0;
+}
+
+gboolean
+cudaconv_gpu_finish_oldest (CudaConvGpu * gpu, GstBuffer ** out,
+    GError ** error)
+{
+  *out = NULL;
+  g_return_val_if_reached (FALSE);
+}
+
+void
+cudaconv_gpu_discard (CudaConvGpu * gpu)
+{
+}
+
+CudaConvGpuStrategy
+cudaconv_gpu_last_strategy (CudaConvGpu * gpu)
+{
+  return CUDACONV_GPU_AUTO;
 }

@@ -1,14 +1,16 @@
-/* cudaconv: the CUDA back end.
+/* cudaconv: the CUDA back end (see cudaconv-gpu.h).
  *
- * A frame goes host -> device -> kernels -> host on one stream, then the
- * stream is synchronised so the buffers can be handed on. Planes in our
- * pinned memory are copied by DMA directly; other buffers go through pinned
- * staging, because a copy from pageable memory is both slower and blocking. */
+ * A frame's planes go host -> device -> kernels -> host on its slot's
+ * stream. Planes in our pinned memory, or in foreign memory that the host
+ * registration cache has page-locked, are copied by DMA directly; others go
+ * through the slot's pinned staging, because a copy from pageable memory is
+ * both slower and blocking. */
 #include <string.h>
 
 #include "cudaconv-gpu.h"
 #include "cudaconv-cuda.h"
 #include "cudaconv-cuda-check.h"
+#include "cudaconv-host-register.h"
 #include "cudaconv-pinned-allocator.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cudaconv_debug);
@@ -16,6 +18,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cudaconv_debug);
 
 /* The oldest architecture the fat binary carries code for. */
 #define MIN_COMPUTE_CAPABILITY 75
+/* channel geometries whose tuned strategy is remembered */
+#define MAX_TUNED 8
 
 typedef struct {
   void *in, *out;               /* pitched device planes */
@@ -23,32 +27,76 @@ typedef struct {
   gsize staging_offset;
 } DevicePlane;
 
+typedef struct {
+  cudaStream_t stream;
+  cudaEvent_t done;
+  DevicePlane planes[GST_VIDEO_MAX_PLANES];
+  guint8 *staging_in, *staging_out;     /* pinned, all planes back to back */
+  /* the frame in flight */
+  gboolean busy;
+  gboolean owns_frames;         /* unmap them when finished */
+  gboolean out_staged;          /* copy staging_out into out when done */
+  CudaConvPlan plan;
+  GstVideoFrame in, out;
+} FrameSlot;
+
+/* The fastest strategy measured for one channel geometry. */
+typedef struct {
+  gint width, height, pixel_stride;
+  CcSampleType sample;
+  CcStrategy strategy;
+} Tuned;
+
+/* What the measurements depend on besides the geometry. */
+typedef struct {
+  gint radius;
+  CcResponse response;
+  gboolean separable;
+  CcBorder border;
+} TuneKey;
+
 struct _CudaConvGpu {
   gint device;
   gchar *description;
-  cudaStream_t stream;
   gint filter_slot;
   guint uploaded_cookie;        /* 0: nothing uploaded yet */
   GstAllocator *allocator;
 
   GstVideoInfo info;
   guint n_planes;
-  DevicePlane planes[GST_VIDEO_MAX_PLANES];
-  guint8 *staging_in, *staging_out;     /* pinned, all planes back to back */
+  guint depth;
+  FrameSlot slots[CUDACONV_GPU_MAX_DEPTH];
+  guint oldest, in_flight;      /* a ring of slots */
+
+  gboolean host_register;
+  CudaConvHostRegister registered;
+
+  TuneKey tune_key;
+  Tuned tuned[MAX_TUNED];
+  guint n_tuned;
+  CudaConvGpuStrategy last_strategy;
 };
 
 static void
-release_planes (CudaConvGpu * gpu)
+release_slots (CudaConvGpu * gpu)
 {
-  for (guint p = 0; p < gpu->n_planes; p++) {
-    cudaFree (gpu->planes[p].in);
-    cudaFree (gpu->planes[p].out);
+  for (guint s = 0; s < CUDACONV_GPU_MAX_DEPTH; s++) {
+    FrameSlot *slot = &gpu->slots[s];
+    for (guint p = 0; p < gpu->n_planes; p++) {
+      cudaFree (slot->planes[p].in);
+      cudaFree (slot->planes[p].out);
+    }
+    cudaFreeHost (slot->staging_in);
+    cudaFreeHost (slot->staging_out);
+    if (slot->done)
+      cudaEventDestroy (slot->done);
+    if (slot->stream)
+      cudaStreamDestroy (slot->stream);
+    memset (slot, 0, sizeof (*slot));
   }
-  memset (gpu->planes, 0, sizeof (gpu->planes));
   gpu->n_planes = 0;
-  cudaFreeHost (gpu->staging_in);
-  cudaFreeHost (gpu->staging_out);
-  gpu->staging_in = gpu->staging_out = NULL;
+  gpu->depth = 0;
+  gpu->oldest = gpu->in_flight = 0;
 }
 
 CudaConvGpu *
@@ -59,6 +107,7 @@ cudaconv_gpu_open (gint device_id, GError ** error)
   int count = 0;
 
   gpu->filter_slot = -1;
+  gpu->host_register = TRUE;
   if (!CUDACONV_CHECK (cudaGetDeviceCount (&count), error))
     goto failed;
   if (count == 0) {
@@ -85,9 +134,6 @@ cudaconv_gpu_open (gint device_id, GError ** error)
         MIN_COMPUTE_CAPABILITY % 10);
     goto failed;
   }
-  if (!CUDACONV_CHECK (cudaStreamCreateWithFlags (&gpu->stream,
-              cudaStreamNonBlocking), error))
-    goto failed;
   gpu->filter_slot = cc_cuda_filter_slot_acquire ();
   if (gpu->filter_slot < 0) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY,
@@ -97,6 +143,7 @@ cudaconv_gpu_open (gint device_id, GError ** error)
     goto failed;
   }
   gpu->allocator = cudaconv_pinned_allocator_new (gpu->device);
+  cudaconv_host_register_reset (&gpu->registered);
   return gpu;
 
 failed:
@@ -109,13 +156,9 @@ cudaconv_gpu_close (CudaConvGpu * gpu)
 {
   if (!gpu)
     return;
-  if (gpu->stream) {
-    cudaSetDevice (gpu->device);
-    cudaStreamSynchronize (gpu->stream);
-  }
-  release_planes (gpu);
-  if (gpu->stream)
-    cudaStreamDestroy (gpu->stream);
+  cudaSetDevice (gpu->device);
+  cudaconv_gpu_discard (gpu);
+  release_slots (gpu);
   cc_cuda_filter_slot_release (gpu->filter_slot);
   gst_clear_object (&gpu->allocator);
   (void) cudaGetLastError ();
@@ -143,46 +186,78 @@ cudaconv_gpu_new_pool (CudaConvGpu * gpu, GstCaps * caps, guint size,
       max_buffers);
 }
 
+void
+cudaconv_gpu_set_host_register (CudaConvGpu * gpu, gboolean enable)
+{
+  gpu->host_register = enable;
+}
+
+guint
+cudaconv_gpu_in_flight (CudaConvGpu * gpu)
+{
+  return gpu->in_flight;
+}
+
+CudaConvGpuStrategy
+cudaconv_gpu_last_strategy (CudaConvGpu * gpu)
+{
+  return gpu->last_strategy;
+}
+
 gboolean
 cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
-    GError ** error)
+    guint depth, GError ** error)
 {
   CudaConvPlan layout;
   gsize staging_size = 0;
 
-  if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error)
-      || !CUDACONV_CHECK (cudaStreamSynchronize (gpu->stream), error))
+  g_return_val_if_fail (gpu->in_flight == 0, FALSE);
+  depth = CLAMP (depth, 1, CUDACONV_GPU_MAX_DEPTH);
+  if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))
     return FALSE;
-  release_planes (gpu);
+  release_slots (gpu);
   gpu->info = *info;
+  gpu->n_tuned = 0;
   /* only the plane geometry of the plan is used here */
   cudaconv_plan_make (&layout, info, 0, FALSE);
-  for (guint p = 0; p < layout.n_planes; p++) {
-    DevicePlane *dp = &gpu->planes[p];
-    const CudaConvPlanePlan *pp = &layout.planes[p];
+  gpu->n_planes = layout.n_planes;
+  for (guint p = 0; p < layout.n_planes; p++)
+    staging_size += layout.planes[p].row_bytes * layout.planes[p].rows;
+  for (guint s = 0; s < depth; s++) {
+    FrameSlot *slot = &gpu->slots[s];
+    gsize offset = 0;
 
-    gpu->n_planes = p + 1;
-    if (!CUDACONV_CHECK (cudaMallocPitch (&dp->in, &dp->in_pitch,
-                pp->row_bytes, pp->rows), error)
-        || !CUDACONV_CHECK (cudaMallocPitch (&dp->out, &dp->out_pitch,
-                pp->row_bytes, pp->rows), error))
+    gpu->depth = s + 1;
+    if (!CUDACONV_CHECK (cudaStreamCreateWithFlags (&slot->stream,
+                cudaStreamNonBlocking), error)
+        || !CUDACONV_CHECK (cudaEventCreateWithFlags (&slot->done,
+                cudaEventDisableTiming), error)
+        || !CUDACONV_CHECK (cudaHostAlloc ((void **) &slot->staging_in,
+                staging_size, cudaHostAllocDefault), error)
+        || !CUDACONV_CHECK (cudaHostAlloc ((void **) &slot->staging_out,
+                staging_size, cudaHostAllocDefault), error))
       goto failed;
-    dp->staging_offset = staging_size;
-    staging_size += pp->row_bytes * pp->rows;
+    for (guint p = 0; p < layout.n_planes; p++) {
+      DevicePlane *dp = &slot->planes[p];
+      const CudaConvPlanePlan *pp = &layout.planes[p];
+
+      if (!CUDACONV_CHECK (cudaMallocPitch (&dp->in, &dp->in_pitch,
+                  pp->row_bytes, pp->rows), error)
+          || !CUDACONV_CHECK (cudaMallocPitch (&dp->out, &dp->out_pitch,
+                  pp->row_bytes, pp->rows), error))
+        goto failed;
+      dp->staging_offset = offset;
+      offset += pp->row_bytes * pp->rows;
+    }
   }
-  if (!CUDACONV_CHECK (cudaHostAlloc ((void **) &gpu->staging_in, staging_size,
-              cudaHostAllocDefault), error)
-      || !CUDACONV_CHECK (cudaHostAlloc ((void **) &gpu->staging_out,
-              staging_size, cudaHostAllocDefault), error))
-    goto failed;
-  GST_DEBUG ("configured %s %dx%d: %u planes, %" G_GSIZE_FORMAT
-      " bytes of staging", GST_VIDEO_INFO_NAME (info),
+  GST_DEBUG ("configured %s %dx%d: %u planes, %u frame slots of %"
+      G_GSIZE_FORMAT " bytes of staging each way", GST_VIDEO_INFO_NAME (info),
       GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
-      gpu->n_planes, staging_size);
+      gpu->n_planes, gpu->depth, staging_size);
   return TRUE;
 
 failed:
-  release_planes (gpu);
+  release_slots (gpu);
   return FALSE;
 }
 
@@ -194,13 +269,69 @@ copy_rows (guint8 * dst, gsize dst_pitch, const guint8 * src, gsize src_pitch,
     memcpy (dst + y * dst_pitch, src + y * src_pitch, row_bytes);
 }
 
-static gboolean
-run_plane_kernels (CudaConvGpu * gpu, const CudaConvPlan * plan, guint p,
-    const CudaConvFilter * filter, CcBorder border, CcStrategy strategy,
-    GError ** error)
+static CcStrategy
+explicit_strategy (CudaConvGpuStrategy strategy, gboolean separable)
 {
+  switch (strategy) {
+    case CUDACONV_GPU_CACHE_HALO:
+      return CC_STRATEGY_CACHE_HALO;
+    case CUDACONV_GPU_SEPARABLE:
+      return separable ? CC_STRATEGY_SEPARABLE : CC_STRATEGY_TILED_HALO;
+    default:
+      return CC_STRATEGY_TILED_HALO;
+  }
+}
+
+/* strategy=auto: the fastest strategy for this channel's geometry and this
+ * filter's shape, timed on the device once and then remembered. */
+static gboolean
+pick_strategy (CudaConvGpu * gpu, FrameSlot * slot, const CcChannel * s,
+    const CcChannel * d, const CudaConvFilter * filter, CcBorder border,
+    CcStrategy * strategy, GError ** error)
+{
+  const TuneKey key = { filter->radius, filter->response, filter->separable,
+    border
+  };
+  float ms[CC_N_STRATEGIES];
+
+  if (memcmp (&key, &gpu->tune_key, sizeof (key)) != 0) {
+    gpu->tune_key = key;
+    gpu->n_tuned = 0;
+  }
+  for (guint i = 0; i < gpu->n_tuned; i++) {
+    const Tuned *t = &gpu->tuned[i];
+    if (t->width == s->width && t->height == s->height
+        && t->pixel_stride == s->pixel_stride && t->sample == s->sample) {
+      *strategy = t->strategy;
+      return TRUE;
+    }
+  }
+  if (!CUDACONV_CHECK (cc_cuda_fastest_strategy (s, d, gpu->filter_slot,
+              border, slot->stream, strategy, ms), error))
+    return FALSE;
+  GST_INFO ("strategy for %dx%d (stride %d, %d-bit), radius %d%s: "
+      "tiled-halo %.4f ms, cache-halo %.4f ms, separable %.4f ms -> %s",
+      s->width, s->height, s->pixel_stride, 8 * (int) s->sample,
+      filter->radius, filter->separable ? " separable" : "",
+      ms[CC_STRATEGY_TILED_HALO], ms[CC_STRATEGY_CACHE_HALO],
+      ms[CC_STRATEGY_SEPARABLE], *strategy == CC_STRATEGY_TILED_HALO ?
+      "tiled-halo" : *strategy == CC_STRATEGY_CACHE_HALO ? "cache-halo" :
+      "separable");
+  if (gpu->n_tuned < MAX_TUNED) {
+    Tuned t = { s->width, s->height, s->pixel_stride, s->sample, *strategy };
+    gpu->tuned[gpu->n_tuned++] = t;
+  }
+  return TRUE;
+}
+
+static gboolean
+run_plane_kernels (CudaConvGpu * gpu, FrameSlot * slot, guint p,
+    const CudaConvFilter * filter, CcBorder border,
+    CudaConvGpuStrategy strategy, gint * largest, GError ** error)
+{
+  const CudaConvPlan *plan = &slot->plan;
   const CudaConvPlanePlan *pp = &plan->planes[p];
-  const DevicePlane *dp = &gpu->planes[p];
+  const DevicePlane *dp = &slot->planes[p];
 
   for (gint i = 0; i < pp->n_components; i++) {
     gint c = pp->components[i];
@@ -209,98 +340,180 @@ run_plane_kernels (CudaConvGpu * gpu, const CudaConvPlan * plan, guint p,
         dp->out_pitch);
 
     if (plan->action[c] == CUDACONV_ACTION_FILTER) {
-      if (!CUDACONV_CHECK (cc_cuda_convolve (&s, &d, gpu->filter_slot,
-                  filter->radius, filter->response, filter->offset, border,
-                  strategy, gpu->stream), error))
+      CcStrategy cs = explicit_strategy (strategy, filter->separable);
+      if (strategy == CUDACONV_GPU_AUTO
+          && !pick_strategy (gpu, slot, &s, &d, filter, border, &cs, error))
+        return FALSE;
+      if (s.width * s.height > *largest) {
+        *largest = s.width * s.height;
+        gpu->last_strategy = cs == CC_STRATEGY_SEPARABLE ?
+            CUDACONV_GPU_SEPARABLE : cs == CC_STRATEGY_CACHE_HALO ?
+            CUDACONV_GPU_CACHE_HALO : CUDACONV_GPU_TILED_HALO;
+      }
+      if (!CUDACONV_CHECK (cc_cuda_convolve (&s, &d, gpu->filter_slot, border,
+                  cs, slot->stream), error))
         return FALSE;
     } else if (plan->action[c] == CUDACONV_ACTION_FILL) {
       if (!CUDACONV_CHECK (cc_cuda_fill (&d, plan->fill_value[c],
-                  gpu->stream), error))
+                  slot->stream), error))
         return FALSE;
     }
   }
   return TRUE;
 }
 
+/* Kernels of frames still in flight read the constant-memory slot, so a new
+ * filter waits for them. */
 static gboolean
-process_frame (CudaConvGpu * gpu, const CudaConvPlan * plan,
-    const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
-    CudaConvGpuStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
-    GError ** error)
+upload_filter (CudaConvGpu * gpu, FrameSlot * slot,
+    const CudaConvFilter * filter, guint filter_cookie, GError ** error)
 {
-  const gboolean in_pinned = cudaconv_buffer_is_pinned (in->buffer);
-  const gboolean out_pinned = cudaconv_buffer_is_pinned (out->buffer);
-  const CcStrategy cc_strategy = strategy == CUDACONV_GPU_CACHE_HALO ?
-      CC_STRATEGY_CACHE_HALO : CC_STRATEGY_TILED_HALO;
+  CcFilter view = cudaconv_filter_view (filter);
+
+  for (guint k = 0; k < gpu->in_flight; k++) {
+    FrameSlot *busy = &gpu->slots[(gpu->oldest + k) % gpu->depth];
+    if (!CUDACONV_CHECK (cudaEventSynchronize (busy->done), error))
+      return FALSE;
+  }
+  if (!CUDACONV_CHECK (cc_cuda_upload_filter (gpu->filter_slot, &view,
+              slot->stream), error))
+    return FALSE;
+  gpu->uploaded_cookie = filter_cookie;
+  return TRUE;
+}
+
+/* Queues the frame in slot on its stream. */
+static gboolean
+enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
+    const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
+    CudaConvGpuStrategy strategy, GError ** error)
+{
+  const CudaConvPlan *plan = &slot->plan;
+  GstVideoFrame *in = &slot->in, *out = &slot->out;
+  const gboolean in_direct = cudaconv_buffer_is_pinned (in->buffer)
+      || (gpu->host_register
+      && cudaconv_host_register_frame (&gpu->registered, in));
+  const gboolean out_direct = cudaconv_buffer_is_pinned (out->buffer);
+  gint largest = 0;
 
   if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))
     return FALSE;
-  if (plan->any_filter && filter_cookie != gpu->uploaded_cookie) {
-    CcFilter view = cudaconv_filter_view (filter);
-    if (!CUDACONV_CHECK (cc_cuda_upload_filter (gpu->filter_slot, &view,
-                gpu->stream), error))
-      return FALSE;
-    gpu->uploaded_cookie = filter_cookie;
-  }
+  if (plan->any_filter && filter_cookie != gpu->uploaded_cookie
+      && !upload_filter (gpu, slot, filter, filter_cookie, error))
+    return FALSE;
 
+  slot->out_staged = !out_direct;
   for (guint p = 0; p < plan->n_planes; p++) {
     const CudaConvPlanePlan *pp = &plan->planes[p];
-    const DevicePlane *dp = &gpu->planes[p];
+    const DevicePlane *dp = &slot->planes[p];
     const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
     gsize src_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
 
     if (!pp->process)
       continue;
-    if (!in_pinned) {
-      copy_rows (gpu->staging_in + dp->staging_offset, pp->row_bytes, src,
+    if (!in_direct) {
+      copy_rows (slot->staging_in + dp->staging_offset, pp->row_bytes, src,
           src_pitch, pp->row_bytes, pp->rows);
-      src = gpu->staging_in + dp->staging_offset;
+      src = slot->staging_in + dp->staging_offset;
       src_pitch = pp->row_bytes;
     }
     if (!CUDACONV_CHECK (cudaMemcpy2DAsync (dp->in, dp->in_pitch, src,
-                src_pitch,
-                pp->row_bytes, pp->rows, cudaMemcpyHostToDevice, gpu->stream),
-            error))
+                src_pitch, pp->row_bytes, pp->rows, cudaMemcpyHostToDevice,
+                slot->stream), error))
       return FALSE;
     if (pp->copy_first
         && !CUDACONV_CHECK (cudaMemcpy2DAsync (dp->out, dp->out_pitch, dp->in,
                 dp->in_pitch, pp->row_bytes, pp->rows, cudaMemcpyDeviceToDevice,
-                gpu->stream), error))
+                slot->stream), error))
       return FALSE;
-    if (!run_plane_kernels (gpu, plan, p, filter, border, cc_strategy, error))
+    if (!run_plane_kernels (gpu, slot, p, filter, border, strategy, &largest,
+            error))
       return FALSE;
-    if (out_pinned) {
+    if (out_direct) {
       if (!CUDACONV_CHECK (cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA (out,
                       p), GST_VIDEO_FRAME_PLANE_STRIDE (out, p), dp->out,
-                  dp->out_pitch, pp->row_bytes, pp->rows, cudaMemcpyDeviceToHost,
-                  gpu->stream), error))
+                  dp->out_pitch, pp->row_bytes, pp->rows,
+                  cudaMemcpyDeviceToHost, slot->stream), error))
         return FALSE;
-    } else if (!CUDACONV_CHECK (cudaMemcpy2DAsync (gpu->staging_out +
+    } else if (!CUDACONV_CHECK (cudaMemcpy2DAsync (slot->staging_out +
                 dp->staging_offset, pp->row_bytes, dp->out, dp->out_pitch,
-                pp->row_bytes, pp->rows, cudaMemcpyDeviceToHost, gpu->stream),
+                pp->row_bytes, pp->rows, cudaMemcpyDeviceToHost, slot->stream),
             error)) {
       return FALSE;
     }
   }
+  if (!CUDACONV_CHECK (cudaEventRecord (slot->done, slot->stream), error))
+    return FALSE;
 
   /* planes left as they are are copied while the GPU works */
   for (guint p = 0; p < plan->n_planes; p++)
     if (!plan->planes[p].process)
       gst_video_frame_copy_plane (out, in, p);
+  return TRUE;
+}
 
-  if (!CUDACONV_CHECK (cudaStreamSynchronize (gpu->stream), error))
+/* Waits for the slot's frame and completes its output. */
+static gboolean
+complete_slot (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
+{
+  if (!CUDACONV_CHECK (cudaEventSynchronize (slot->done), error))
     return FALSE;
-
-  if (!out_pinned) {
-    for (guint p = 0; p < plan->n_planes; p++) {
-      const CudaConvPlanePlan *pp = &plan->planes[p];
+  if (slot->out_staged) {
+    for (guint p = 0; p < slot->plan.n_planes; p++) {
+      const CudaConvPlanePlan *pp = &slot->plan.planes[p];
       if (pp->process)
-        copy_rows (GST_VIDEO_FRAME_PLANE_DATA (out, p),
-            GST_VIDEO_FRAME_PLANE_STRIDE (out, p),
-            gpu->staging_out + gpu->planes[p].staging_offset, pp->row_bytes,
-            pp->row_bytes, pp->rows);
+        copy_rows (GST_VIDEO_FRAME_PLANE_DATA (&slot->out, p),
+            GST_VIDEO_FRAME_PLANE_STRIDE (&slot->out, p),
+            slot->staging_out + slot->planes[p].staging_offset,
+            pp->row_bytes, pp->row_bytes, pp->rows);
     }
   }
+  return TRUE;
+}
+
+/* Gives the slot back; returns its output buffer when it owned the frames
+ * and keep_output is set. */
+static GstBuffer *
+release_slot (FrameSlot * slot, gboolean keep_output)
+{
+  GstBuffer *out = NULL;
+  if (slot->owns_frames) {
+    if (keep_output)
+      out = gst_buffer_ref (slot->out.buffer);
+    gst_video_frame_unmap (&slot->in);
+    gst_video_frame_unmap (&slot->out);
+  }
+  slot->busy = FALSE;
+  slot->owns_frames = FALSE;
+  return out;
+}
+
+static gboolean
+start_frame (CudaConvGpu * gpu, gboolean owns_frames,
+    const CudaConvPlan * plan, const CudaConvFilter * filter,
+    guint filter_cookie, CcBorder border, CudaConvGpuStrategy strategy,
+    GstVideoFrame * in, GstVideoFrame * out, FrameSlot ** started,
+    GError ** error)
+{
+  FrameSlot *slot;
+
+  g_return_val_if_fail (gpu->depth > 0 && gpu->in_flight < gpu->depth, FALSE);
+  slot = &gpu->slots[(gpu->oldest + gpu->in_flight) % gpu->depth];
+  slot->busy = TRUE;
+  slot->owns_frames = owns_frames;
+  slot->plan = *plan;
+  slot->in = *in;
+  slot->out = *out;
+  if (!enqueue_frame (gpu, slot, filter, filter_cookie, border, strategy,
+          error)) {
+    /* copies already queued may still read or write the frames */
+    cudaStreamSynchronize (slot->stream);
+    (void) cudaGetLastError ();
+    release_slot (slot, FALSE);
+    return FALSE;
+  }
+  gpu->in_flight++;
+  *started = slot;
   return TRUE;
 }
 
@@ -310,12 +523,66 @@ cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
     CudaConvGpuStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
     GError ** error)
 {
-  if (process_frame (gpu, plan, filter, filter_cookie, border, strategy, in,
-          out, error))
-    return TRUE;
-  /* copies already queued may still read or write the frames, which the
-   * caller unmaps as soon as this returns */
-  cudaStreamSynchronize (gpu->stream);
+  FrameSlot *slot;
+  gboolean ok;
+
+  /* frames queued by submit come out first, in order */
+  g_return_val_if_fail (gpu->in_flight == 0, FALSE);
+  if (!start_frame (gpu, FALSE, plan, filter, filter_cookie, border, strategy,
+          in, out, &slot, error))
+    return FALSE;
+  ok = complete_slot (gpu, slot, error);
+  if (!ok) {
+    cudaStreamSynchronize (slot->stream);
+    (void) cudaGetLastError ();
+  }
+  release_slot (slot, FALSE);
+  gpu->oldest = (gpu->oldest + 1) % gpu->depth;
+  gpu->in_flight--;
+  return ok;
+}
+
+gboolean
+cudaconv_gpu_submit (CudaConvGpu * gpu, const CudaConvPlan * plan,
+    const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
+    CudaConvGpuStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
+    GError ** error)
+{
+  FrameSlot *slot;
+  return start_frame (gpu, TRUE, plan, filter, filter_cookie, border,
+      strategy, in, out, &slot, error);
+}
+
+gboolean
+cudaconv_gpu_finish_oldest (CudaConvGpu * gpu, GstBuffer ** out,
+    GError ** error)
+{
+  FrameSlot *slot;
+  gboolean ok;
+
+  *out = NULL;
+  g_return_val_if_fail (gpu->in_flight > 0, FALSE);
+  slot = &gpu->slots[gpu->oldest];
+  ok = complete_slot (gpu, slot, error);
+  if (!ok) {
+    cudaStreamSynchronize (slot->stream);
+    (void) cudaGetLastError ();
+  }
+  *out = release_slot (slot, ok);
+  gpu->oldest = (gpu->oldest + 1) % gpu->depth;
+  gpu->in_flight--;
+  return ok;
+}
+
+void
+cudaconv_gpu_discard (CudaConvGpu * gpu)
+{
+  while (gpu->in_flight > 0) {
+    FrameSlot *slot = &gpu->slots[gpu->oldest];
+    cudaStreamSynchronize (slot->stream);
+    release_slot (slot, FALSE);
+    gpu->oldest = (gpu->oldest + 1) % gpu->depth;
+    gpu->in_flight--;
+  }
   (void) cudaGetLastError ();
-  return FALSE;
 }

@@ -1,8 +1,11 @@
 /* cudaconv: the CUDA back end's per-element state and frame loop.
  *
- * Everything a frame needs (stream, filter slot, pitched device planes,
- * pinned staging) is made in open/configure and reused, so processing a
- * frame allocates nothing. Builds without CUDA get stubs whose open fails. */
+ * Frames go through up to `depth` frame slots, each with its own stream,
+ * device planes and pinned staging, so that frame N+1's host-to-device copy,
+ * frame N's kernels and frame N-1's device-to-host copy run at once on the
+ * GPU's two copy engines and its SMs. Everything a frame needs is made in
+ * open/configure and reused: processing a frame allocates nothing. Builds
+ * without CUDA get stubs whose open fails. */
 #ifndef CUDACONV_GPU_H
 #define CUDACONV_GPU_H
 
@@ -15,13 +18,18 @@ G_BEGIN_DECLS
 typedef struct _CudaConvGpu CudaConvGpu;
 
 typedef enum {
+  CUDACONV_GPU_AUTO,            /* the fastest, measured on the first frame */
   CUDACONV_GPU_TILED_HALO,
-  CUDACONV_GPU_CACHE_HALO
+  CUDACONV_GPU_CACHE_HALO,
+  CUDACONV_GPU_SEPARABLE        /* tiled-halo for filters that are not */
 } CudaConvGpuStrategy;
+
+#define CUDACONV_GPU_MAX_DEPTH 8
 
 /* device_id -1 is CUDA's default device. Fails with a message that says why
  * no device is usable. */
 CudaConvGpu *cudaconv_gpu_open (gint device_id, GError ** error);
+/* Waits for and drops frames still in flight. */
 void cudaconv_gpu_close (CudaConvGpu * gpu);
 
 /* "device 0: NVIDIA H100 80GB HBM3 (compute capability 9.0)" */
@@ -34,16 +42,45 @@ GstAllocator *cudaconv_gpu_get_allocator (CudaConvGpu * gpu);
 GstBufferPool *cudaconv_gpu_new_pool (CudaConvGpu * gpu, GstCaps * caps,
     guint size, guint min_buffers, guint max_buffers);
 
-/* (Re)allocates device planes and staging for frames of this format. */
+/* (Re)allocates depth frame slots (1 .. CUDACONV_GPU_MAX_DEPTH) for frames
+ * of this format. Nothing may be in flight. */
 gboolean cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
-    GError ** error);
+    guint depth, GError ** error);
 
-/* filter_cookie changes whenever filter does; the filter is uploaded to
- * constant memory only then. */
+/* Whether input buffers that are not our pinned memory are registered with
+ * CUDA (cached on the memory, see cudaconv-host-register.h) or copied
+ * through pinned staging. */
+void cudaconv_gpu_set_host_register (CudaConvGpu * gpu, gboolean enable);
+
+/* Processes one frame and waits for it. filter_cookie changes whenever
+ * filter does; the filter is uploaded to constant memory only then. */
 gboolean cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
     const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
     CudaConvGpuStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
     GError ** error);
+
+/* Queues one frame in a free slot (there must be one: see in_flight) and
+ * returns without waiting. Takes over both mapped frames: they are unmapped
+ * when the frame is finished or dropped. On failure the frames are unmapped
+ * too. */
+gboolean cudaconv_gpu_submit (CudaConvGpu * gpu, const CudaConvPlan * plan,
+    const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
+    CudaConvGpuStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
+    GError ** error);
+
+guint cudaconv_gpu_in_flight (CudaConvGpu * gpu);
+
+/* Waits for the oldest submitted frame and hands back its output buffer
+ * (a reference the caller owns); *out is NULL on failure. */
+gboolean cudaconv_gpu_finish_oldest (CudaConvGpu * gpu, GstBuffer ** out,
+    GError ** error);
+
+/* Waits for every frame in flight and drops them (flush, stop). */
+void cudaconv_gpu_discard (CudaConvGpu * gpu);
+
+/* The strategy AUTO chose for the last frame's largest filtered plane,
+ * or AUTO before any frame. */
+CudaConvGpuStrategy cudaconv_gpu_last_strategy (CudaConvGpu * gpu);
 
 G_END_DECLS
 #endif /* CUDACONV_GPU_H */

@@ -59,13 +59,18 @@ gst_cudaconv_strategy_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_CUDACONV_STRATEGY_AUTO, "tiled-halo, the faster of the two at every radius measured",
+    {GST_CUDACONV_STRATEGY_AUTO, "The fastest for the format, filter and "
+          "GPU, timed on the GPU at the first frame of each new shape",
         "auto"},
     {GST_CUDACONV_STRATEGY_TILED_HALO,
         "Input tile and halo cells in shared memory", "tiled-halo"},
     {GST_CUDACONV_STRATEGY_CACHE_HALO,
         "Tile interior in shared memory, halo cells through L1/L2",
         "cache-halo"},
+    {GST_CUDACONV_STRATEGY_SEPARABLE,
+          "A row pass and a column pass, for filters that are an outer "
+          "product (gaussian, box, sobel-x/-y); others use tiled-halo",
+        "separable"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type))

@@ -25,8 +25,18 @@
  * unless the channels property names it. Edge presets on YUV formats produce
  * a gray edge map (neutral chroma) unless gray-edges=false.
  *
- * kernel, radius, sigma, matrix, divisor, offset, border, strategy, channels
- * and gray-edges may change while PLAYING and apply from the next frame. An
+ * On the GPU, frames of a non-live stream overlap: while one frame's
+ * kernels run, the next one is copied in and the previous one copied out,
+ * so output leaves async-depth - 1 frames after its input arrives. Live
+ * streams (the upstream latency query says so) take one frame at a time and
+ * add no latency beyond the processing itself. Input buffers that are not
+ * the element's pinned memory are registered with CUDA once per buffer and
+ * reused while upstream recycles them (host-register), or copied through
+ * pinned staging when that fails or buffers do not come back.
+ *
+ * kernel, radius, sigma, matrix, divisor, offset, border, strategy, channels,
+ * gray-edges and host-register may change while PLAYING and apply from the
+ * next frame. An
  * invalid value is refused with a warning and the previous one stays; given
  * before the element starts (as on a gst-launch-1.0 command line), it makes
  * the element fail to start with an error naming the problem.
@@ -74,7 +84,9 @@ enum {
   PROP_CHANNELS,
   PROP_GRAY_EDGES,
   PROP_BACKEND,
-  PROP_DEVICE_ID
+  PROP_DEVICE_ID,
+  PROP_ASYNC_DEPTH,
+  PROP_HOST_REGISTER
 };
 
 #define DEFAULT_PROP_KERNEL GST_CUDACONV_KERNEL_GAUSSIAN
@@ -90,6 +102,11 @@ enum {
 #define DEFAULT_PROP_GRAY_EDGES TRUE
 #define DEFAULT_PROP_BACKEND GST_CUDACONV_BACKEND_AUTO
 #define DEFAULT_PROP_DEVICE_ID -1
+#define DEFAULT_PROP_ASYNC_DEPTH 0
+#define DEFAULT_PROP_HOST_REGISTER TRUE
+/* async-depth=0 on a non-live stream: copy-in, kernels and copy-out of three
+ * frames at once */
+#define AUTO_ASYNC_DEPTH 3
 
 #define MAX_SIGMA 1000.0
 #define MAX_OFFSET 65535.0
@@ -215,7 +232,8 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
 
   switch (prop_id) {
     case PROP_BACKEND:
-    case PROP_DEVICE_ID:{
+    case PROP_DEVICE_ID:
+    case PROP_ASYNC_DEPTH:{
       gboolean started;
       GST_OBJECT_LOCK (self);
       started = self->started;
@@ -308,6 +326,12 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
     case PROP_DEVICE_ID:
       s->device_id = g_value_get_int (value);
       break;
+    case PROP_ASYNC_DEPTH:
+      s->async_depth = g_value_get_uint (value);
+      break;
+    case PROP_HOST_REGISTER:
+      s->host_register = g_value_get_boolean (value);
+      break;
     default:
       GST_OBJECT_UNLOCK (self);
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -368,6 +392,12 @@ gst_cudaconv_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_DEVICE_ID:
       g_value_set_int (value, s->device_id);
+      break;
+    case PROP_ASYNC_DEPTH:
+      g_value_set_uint (value, s->async_depth);
+      break;
+    case PROP_HOST_REGISTER:
+      g_value_set_boolean (value, s->host_register);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -463,13 +493,36 @@ gst_cudaconv_stop (GstBaseTransform * trans)
 }
 
 static gboolean
+upstream_is_live (GstCudaConv * self)
+{
+  GstQuery *query = gst_query_new_latency ();
+  gboolean live = FALSE;
+
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), query))
+    gst_query_parse_latency (query, &live, NULL, NULL);
+  gst_query_unref (query);
+  return live;
+}
+
+static gboolean
 gst_cudaconv_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
   GstCudaConv *self = GST_CUDACONV (filter);
   GError *err = NULL;
+  guint depth;
 
-  if (self->gpu && !cudaconv_gpu_configure (self->gpu, in_info, &err))
+  GST_OBJECT_LOCK (self);
+  depth = self->settings.async_depth;
+  GST_OBJECT_UNLOCK (self);
+  self->live = upstream_is_live (self);
+  self->depth = depth > 0 ? depth : (self->live ? 1 : AUTO_ASYNC_DEPTH);
+  GST_DEBUG_OBJECT (self, "%s stream: %u frame(s) in flight",
+      self->live ? "live" : "non-live", self->depth);
+  if (self->gpu)
+    cudaconv_gpu_discard (self->gpu);
+  if (self->gpu && !cudaconv_gpu_configure (self->gpu, in_info, self->depth,
+          &err))
     goto configure_failed;
   update_passthrough (self);
   return TRUE;
@@ -572,26 +625,44 @@ gst_cudaconv_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
     gst_object_sync_values (GST_OBJECT (trans), stream_time);
 }
 
-static GstFlowReturn
-gst_cudaconv_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
-    GstVideoFrame * out)
+static CudaConvGpuStrategy
+gpu_strategy (GstCudaConvStrategy strategy)
 {
-  GstCudaConv *self = GST_CUDACONV (filter);
-  GstCudaConvSettings s;
-  CudaConvPlan plan;
+  switch (strategy) {
+    case GST_CUDACONV_STRATEGY_TILED_HALO:
+      return CUDACONV_GPU_TILED_HALO;
+    case GST_CUDACONV_STRATEGY_CACHE_HALO:
+      return CUDACONV_GPU_CACHE_HALO;
+    case GST_CUDACONV_STRATEGY_SEPARABLE:
+      return CUDACONV_GPU_SEPARABLE;
+    default:
+      return CUDACONV_GPU_AUTO;
+  }
+}
+
+/* Takes this frame's settings and rebuilds the filter when they changed. */
+static void
+frame_settings (GstCudaConv * self, GstCudaConvSettings * s,
+    CudaConvPlan * plan)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
   guint cookie;
-  gboolean ok;
   GError *err = NULL;
 
   GST_OBJECT_LOCK (self);
-  s = self->settings;
+  *s = self->settings;
   cookie = self->settings_cookie;
   GST_OBJECT_UNLOCK (self);
 
   if (cookie != self->filter_cookie) {
     CudaConvFilter next;
-    if (make_filter (&s, &next, &err)) {
+    if (make_filter (s, &next, &err)) {
       self->filter = next;
+      if (s->strategy == GST_CUDACONV_STRATEGY_SEPARABLE && !next.separable
+          && self->active_backend == GST_CUDACONV_BACKEND_CUDA)
+        GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+            ("strategy=separable, but this filter is not separable; using "
+                "tiled-halo"), (NULL));
     } else {
       /* e.g. kernel=custom set while PLAYING before any matrix */
       GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s", err->message),
@@ -600,14 +671,27 @@ gst_cudaconv_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
     }
     self->filter_cookie = cookie;
   }
+  if (self->gpu)
+    cudaconv_gpu_set_host_register (self->gpu, s->host_register);
+  cudaconv_plan_make (plan, &filter->in_info, s->channels, s->gray_edges
+      && cudaconv_kernel_is_edge_map (s->kernel));
+}
 
-  cudaconv_plan_make (&plan, &filter->in_info, s.channels, s.gray_edges
-      && cudaconv_kernel_is_edge_map (s.kernel));
+static GstFlowReturn
+gst_cudaconv_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
+    GstVideoFrame * out)
+{
+  GstCudaConv *self = GST_CUDACONV (filter);
+  GstCudaConvSettings s;
+  CudaConvPlan plan;
+  gboolean ok;
+  GError *err = NULL;
+
+  frame_settings (self, &s, &plan);
   if (self->active_backend == GST_CUDACONV_BACKEND_CUDA)
     ok = cudaconv_gpu_process (self->gpu, &plan, &self->filter,
-        self->filter_cookie, (CcBorder) s.border,
-        s.strategy == GST_CUDACONV_STRATEGY_CACHE_HALO ?
-        CUDACONV_GPU_CACHE_HALO : CUDACONV_GPU_TILED_HALO, in, out, &err);
+        self->filter_cookie, (CcBorder) s.border, gpu_strategy (s.strategy),
+        in, out, &err);
   else
     ok = cudaconv_cpu_process (&plan, &self->filter, (CcBorder) s.border,
         self->n_threads, in, out, &err);
@@ -624,6 +708,167 @@ process_failed:
     g_error_free (err);
     return GST_FLOW_ERROR;
   }
+}
+
+static gboolean
+overlapping (GstCudaConv * self)
+{
+  return self->gpu && self->depth > 1
+      && !gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (self));
+}
+
+/* Pushes every frame still in flight, oldest first. */
+static GstFlowReturn
+drain (GstCudaConv * self)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  GError *err = NULL;
+
+  while (self->gpu && cudaconv_gpu_in_flight (self->gpu) > 0) {
+    GstBuffer *out;
+    if (!cudaconv_gpu_finish_oldest (self->gpu, &out, &err))
+      goto process_failed;
+    if (ret == GST_FLOW_OK)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+    else
+      gst_buffer_unref (out);   /* downstream stopped taking them */
+  }
+  return ret;
+
+  /* ERRORS */
+process_failed:
+  {
+    cudaconv_gpu_discard (self->gpu);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA backend failed: %s",
+            err->message), (NULL));
+    g_error_free (err);
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* With async-depth > 1 on the CUDA backend, frames are queued on the GPU and
+ * the oldest is pushed once the queue is full; otherwise GstVideoFilter's
+ * one-frame-at-a-time path runs. */
+static GstFlowReturn
+gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstCudaConv *self = GST_CUDACONV (trans);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  GstBuffer *inbuf = trans->queued_buf, *out = NULL;
+  GstVideoFrame in_frame, out_frame;
+  GstCudaConvSettings s;
+  CudaConvPlan plan;
+  GstFlowReturn ret;
+  GError *err = NULL;
+
+  *outbuf = NULL;
+  if (!inbuf)
+    return GST_FLOW_OK;
+  if (!overlapping (self)) {
+    /* frames queued before passthrough began go first */
+    if ((ret = drain (self)) != GST_FLOW_OK)
+      return ret;
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
+        outbuf);
+  }
+  trans->queued_buf = NULL;
+
+  gst_cudaconv_before_transform (trans, inbuf);
+  ret = GST_BASE_TRANSFORM_GET_CLASS (trans)->prepare_output_buffer (trans,
+      inbuf, &out);
+  if (ret != GST_FLOW_OK || !out)
+    goto no_output;
+  if (!gst_video_frame_map (&in_frame, &filter->in_info, inbuf, GST_MAP_READ))
+    goto map_failed;
+  if (!gst_video_frame_map (&out_frame, &filter->out_info, out,
+          GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in_frame);
+    goto map_failed;
+  }
+  /* the mapped frames hold their buffers until the GPU is done */
+  gst_buffer_unref (inbuf);
+  gst_buffer_unref (out);
+
+  frame_settings (self, &s, &plan);
+  if (!cudaconv_gpu_submit (self->gpu, &plan, &self->filter,
+          self->filter_cookie, (CcBorder) s.border, gpu_strategy (s.strategy),
+          &in_frame, &out_frame, &err))
+    goto process_failed;
+  if (cudaconv_gpu_in_flight (self->gpu) < self->depth)
+    return GST_FLOW_OK;
+  if (!cudaconv_gpu_finish_oldest (self->gpu, outbuf, &err))
+    goto process_failed;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_output:
+  {
+    gst_buffer_unref (inbuf);
+    return ret == GST_FLOW_OK ? GST_FLOW_ERROR : ret;
+  }
+map_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a video frame"),
+        (NULL));
+    gst_buffer_unref (inbuf);
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
+process_failed:
+  {
+    cudaconv_gpu_discard (self->gpu);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA backend failed: %s",
+            err->message), (NULL));
+    g_error_free (err);
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Frames in flight leave before anything that follows them in the stream
+ * (EOS, caps, segments); a flush drops them. */
+static gboolean
+gst_cudaconv_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCudaConv *self = GST_CUDACONV (trans);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+    if (self->gpu)
+      cudaconv_gpu_discard (self->gpu);
+  } else if (GST_EVENT_IS_SERIALIZED (event)) {
+    drain (self);
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_cudaconv_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstCudaConv *self = GST_CUDACONV (trans);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  gboolean ret;
+
+  /* buffers we hold go back to upstream's pool before it is drained */
+  if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query))
+    drain (self);
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+  if (ret && direction == GST_PAD_SRC
+      && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && overlapping (self)) {
+    gboolean live;
+    GstClockTime min, max, held = 0;
+    gst_query_parse_latency (query, &live, &min, &max);
+    if (filter->in_info.fps_n > 0)
+      held = gst_util_uint64_scale_int ((self->depth - 1) * GST_SECOND,
+          filter->in_info.fps_d, filter->in_info.fps_n);
+    if (live) {
+      min += held;
+      if (GST_CLOCK_TIME_IS_VALID (max))
+        max += held;
+    }
+    gst_query_set_latency (query, live, min, max);
+  }
+  return ret;
 }
 
 static void
@@ -711,6 +956,20 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
           DEFAULT_PROP_DEVICE_ID,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_ASYNC_DEPTH,
+      g_param_spec_uint ("async-depth", "Async depth",
+          "Frames the CUDA backend works on at once (copy in, filter, copy "
+          "out overlapping); output leaves async-depth - 1 frames after its "
+          "input. 0: 1 on live streams, 3 otherwise", 0,
+          CUDACONV_GPU_MAX_DEPTH, DEFAULT_PROP_ASYNC_DEPTH,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_HOST_REGISTER,
+      g_param_spec_boolean ("host-register", "Host register",
+          "Page-lock input buffers that are not from this element's pool "
+          "with CUDA, once per buffer while upstream recycles it, so they "
+          "are copied by DMA; false copies them through pinned staging",
+          DEFAULT_PROP_HOST_REGISTER, LIVE_PARAM_FLAGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -728,6 +987,10 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
       GST_DEBUG_FUNCPTR (gst_cudaconv_decide_allocation);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cudaconv_before_transform);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cudaconv_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cudaconv_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cudaconv_query);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cudaconv_set_info);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_cudaconv_transform_frame);
@@ -756,6 +1019,8 @@ gst_cudaconv_init (GstCudaConv * self)
   s->gray_edges = DEFAULT_PROP_GRAY_EDGES;
   s->backend = DEFAULT_PROP_BACKEND;
   s->device_id = DEFAULT_PROP_DEVICE_ID;
+  s->async_depth = DEFAULT_PROP_ASYNC_DEPTH;
+  s->host_register = DEFAULT_PROP_HOST_REGISTER;
   self->settings_cookie = 1;
   self->active_backend = GST_CUDACONV_BACKEND_CPU;
 }

@@ -31,6 +31,8 @@ typedef struct {
   gint device_id;
   guint channels;
   gboolean gray_edges;
+  guint async_depth;
+  gboolean host_register;
 } GstCudaConvSettings;
 
 struct _GstCudaConv {
@@ -50,6 +52,8 @@ struct _GstCudaConv {
   CudaConvFilter filter;
   guint filter_cookie;          /* settings_cookie the filter was made from */
   gint n_threads;
+  guint depth;                  /* frames the CUDA backend keeps in flight */
+  gboolean live;                /* upstream said so when caps were set */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (cudaconv);

@@ -1,15 +1,18 @@
 /* cudaconv benchmark: per-plane kernel times and the element's frame rate.
  *
- *   cudaconv-bench [--kernels] [--element] [--frames N] [--size WxH]
- *                  [--format F] [--props "kernel=gaussian radius=3"]
- *                  [--backend auto|cuda|cpu]
+ *   cudaconv-bench [--kernels] [--element] [--live] [--frames N]
+ *                  [--size WxH] [--format F] [--props "kernel=gaussian"]
+ *                  [--csv FILE]
  *
- * Kernels: one 8-bit plane, border clamp, a normalised (2r+1)^2 filter, for
- * each strategy and radius at 1920x1080 and 3840x2160; CUDA events around
- * each launch after 5 warm-up launches, median of 31 (the CPU back end: median
- * of 3 after 1 warm-up). Element: one random frame pushed --frames times
- * through appsrc ! cudaconv ! appsink sync=false; the rate counts from the
- * 10th output to the last. With neither flag both parts run. */
+ * Kernels (--kernels): one 8- or 16-bit plane, border clamp, for each
+ * strategy and radius at 3840x2160 and 1920x1080, against the GPU's FP32 rate
+ * measured in the same run (see time_kernel for the method); the CPU
+ * backend's times follow. Element (--element): frames per second end to end
+ * with the input in cudaconv's pinned pool and in foreign buffers, against
+ * the transfer floor and cudaupload ! cudadownload; the CPU backend against
+ * gaussianblur. Live (--live): a live 1080p30 source through cudaconv. With
+ * no section named, all run. --csv appends every number to a file for
+ * tests/bench-report.py and tests/bench-plot.py. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,75 +69,172 @@ random_plane (size_t bytes)
   return p;
 }
 
+static FILE *csv;
+
+static void
+csv_row (const char *what, int w, int h, int bits, int radius,
+    const char *variant, double value)
+{
+  if (csv) {
+    /* labels like "cuda, foreign input" keep their meaning without commas */
+    gchar *name = g_strdelimit (g_strdup (variant), ",", ';');
+    fprintf (csv, "%s,%dx%d,%d,%d,%s,%.6f\n", what, w, h, bits, radius,
+        name, value);
+    g_free (name);
+  }
+}
+
 #ifdef HAVE_CUDA
+double cc_bench_fp32_fma_rate (void);
+
+static const int kernel_radii[] = { 1, 2, 3, 5, 7, 10, 15 };
+
+/* Median of KERNEL_RUNS samples after KERNEL_WARMUP launches; a sample is
+ * KERNEL_BATCH launches back to back between two events, divided by the
+ * batch, so that the host's launch latency does not sit inside the events of
+ * a short kernel (the GPU would otherwise idle between the start event and
+ * the launch). -1 when the strategy does not apply. */
+#define KERNEL_WARMUP 5
+#define KERNEL_RUNS 31
+#define KERNEL_BATCH 10
+static double
+time_kernel (const CcChannel * in, const CcChannel * out, int slot,
+    CcStrategy strategy)
+{
+  static cudaEvent_t start, stop;
+  double t[KERNEL_RUNS];
+  if (!start) {
+    cudaEventCreate (&start);
+    cudaEventCreate (&stop);
+  }
+  for (int i = 0; i < KERNEL_WARMUP; i++)
+    if (cc_cuda_convolve (in, out, slot, CC_BORDER_CLAMP, strategy, 0) !=
+        cudaSuccess)
+      return -1.0;
+  for (int i = 0; i < KERNEL_RUNS; i++) {
+    float e = 0.0f;
+    cudaEventRecord (start, 0);
+    for (int b = 0; b < KERNEL_BATCH; b++)
+      cc_cuda_convolve (in, out, slot, CC_BORDER_CLAMP, strategy, 0);
+    cudaEventRecord (stop, 0);
+    cudaEventSynchronize (stop);
+    cudaEventElapsedTime (&e, start, stop);
+    t[i] = e / KERNEL_BATCH;
+  }
+  return median (t, KERNEL_RUNS);
+}
+
+/* The 1D gaussian the element's kernel=gaussian uses for this radius, with
+ * sigma 0; its outer product is the 2D filter. */
+static void
+gaussian_factors (int radius, float *factor, float *taps)
+{
+  const int side = 2 * radius + 1;
+  const double sigma = 0.3 * (radius - 1) + 0.8;
+  double sum = 0.0;
+  for (int i = 0; i < side; i++)
+    sum += factor[i] = (float) exp (-(i - radius) * (i - radius) /
+        (2.0 * sigma * sigma));
+  for (int i = 0; i < side; i++)
+    factor[i] = (float) (factor[i] / sum);
+  for (int i = 0; i < side; i++)
+    for (int j = 0; j < side; j++)
+      taps[i * side + j] = factor[i] * factor[j];
+}
+
 static int
 cuda_kernel_table (void)
 {
-  static float taps[CC_MAX_TAPS];
+  static float taps[CC_MAX_TAPS], gauss_taps[CC_MAX_TAPS];
+  static float factor[CC_MAX_SIDE];
+  static const char *names[CC_N_STRATEGIES] = { "tiled-halo", "cache-halo",
+    "separable"
+  };
   struct cudaDeviceProp prop;
   int slot = cc_cuda_filter_slot_acquire (), count = 0;
-  cudaEvent_t start, stop;
 
   if (cudaGetDeviceCount (&count) != cudaSuccess || count == 0) {
     printf ("kernels: no usable CUDA device, skipped\n");
     return 0;
   }
   cudaGetDeviceProperties (&prop, 0);
-  cudaEventCreate (&start);
-  cudaEventCreate (&stop);
-  printf ("\nCUDA kernels on %s: one 8-bit plane, border clamp, median of "
-      "31 launches, milliseconds (Gsample/s)\n", prop.name);
-  printf ("%-10s %6s %20s %20s\n", "size", "radius", "tiled-halo",
-      "cache-halo");
-  for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++) {
-    int w = sizes[s][0], h = sizes[s][1];
-    size_t pitch;
-    void *d_in, *d_out;
-    unsigned char *host = random_plane ((size_t) w * h);
+  const double fma_rate = cc_bench_fp32_fma_rate ();
+  printf ("\nCUDA kernels on %s: one plane, border clamp, CUDA events, "
+      "median of %d samples of %d back-to-back launches after %d warm-up "
+      "launches, milliseconds per launch\n", prop.name, KERNEL_RUNS,
+      KERNEL_BATCH, KERNEL_WARMUP);
+  printf ("measured FP32 rate: %.1f TFLOP/s (%.2f Tfma/s)\n",
+      2.0 * fma_rate / 1e12, fma_rate / 1e12);
+  csv_row ("fp32_fma_rate", 0, 0, 0, 0, "fma_per_s", fma_rate);
+  printf ("2D filter: random (2r+1)^2 weights; separable: the gaussian of "
+      "that radius, also timed as a 2D filter (gauss-2D = the faster 2D "
+      "strategy on it)\n");
+  printf ("%-9s %4s %3s %10s %10s %10s %10s %9s %8s %8s %s\n", "size", "bits",
+      "r", "tiled", "cache", "gauss-2D", "separable", "floor", "2D/floor",
+      "2D/sep", "auto picks (gaussian)");
+  for (int s = (int) G_N_ELEMENTS (sizes) - 1; s >= 0; s--) {
+    const int w = sizes[s][0], h = sizes[s][1];
+    for (int bytes = 1; bytes <= 2; bytes++) {
+      size_t pitch;
+      void *d_in, *d_out;
+      unsigned char *host = random_plane ((size_t) w * h * bytes);
 
-    if (cudaMallocPitch (&d_in, &pitch, w, h) != cudaSuccess
-        || cudaMallocPitch (&d_out, &pitch, w, h) != cudaSuccess) {
-      fprintf (stderr, "cudaMallocPitch failed\n");
-      return 1;
-    }
-    cudaMemcpy2D (d_in, pitch, host, w, w, h, cudaMemcpyHostToDevice);
-    for (size_t r = 0; r < sizeof (radii) / sizeof (radii[0]); r++) {
-      CcFilter f = { radii[r], CC_RESPONSE_LINEAR, 0.0f, taps };
-      CcChannel in = { d_in, pitch, w, h, 1, CC_SAMPLE_U8 };
-      CcChannel out = { d_out, pitch, w, h, 1, CC_SAMPLE_U8 };
-      double ms[2];
+      if (cudaMallocPitch (&d_in, &pitch, (size_t) w * bytes, h) != cudaSuccess
+          || cudaMallocPitch (&d_out, &pitch, (size_t) w * bytes, h) !=
+          cudaSuccess) {
+        fprintf (stderr, "cudaMallocPitch failed\n");
+        return 1;
+      }
+      cudaMemcpy2D (d_in, pitch, host, (size_t) w * bytes, (size_t) w * bytes,
+          h, cudaMemcpyHostToDevice);
+      CcChannel in = { d_in, pitch, w, h, 1, (CcSampleType) bytes };
+      CcChannel out = { d_out, pitch, w, h, 1, (CcSampleType) bytes };
+      for (size_t r = 0; r < G_N_ELEMENTS (kernel_radii); r++) {
+        const int radius = kernel_radii[r], side = 2 * radius + 1;
+        CcFilter f = { radius, CC_RESPONSE_LINEAR, 0.0f, taps, NULL, NULL };
+        CcFilter g = { radius, CC_RESPONSE_LINEAR, 0.0f, gauss_taps, factor,
+          factor
+        };
+        double ms[CC_N_STRATEGIES], gauss_2d[2];
+        float tuned[CC_N_STRATEGIES];
+        CcStrategy pick = CC_STRATEGY_TILED_HALO;
 
-      normalised_filter (radii[r], taps);
-      cc_cuda_upload_filter (slot, &f, 0);
-      for (int strategy = 0; strategy < 2; strategy++) {
-        double t[31];
-        for (int i = 0; i < 5; i++)
-          cc_cuda_convolve (&in, &out, slot, f.radius, f.response, 0,
-              CC_BORDER_CLAMP, (CcStrategy) strategy, 0);
-        for (int i = 0; i < 31; i++) {
-          float e;
-          cudaEventRecord (start, 0);
-          cc_cuda_convolve (&in, &out, slot, f.radius, f.response, 0,
-              CC_BORDER_CLAMP, (CcStrategy) strategy, 0);
-          cudaEventRecord (stop, 0);
-          cudaEventSynchronize (stop);
-          cudaEventElapsedTime (&e, start, stop);
-          t[i] = e;
-        }
-        if (cudaGetLastError () != cudaSuccess) {
-          fprintf (stderr, "kernel launch failed\n");
+        normalised_filter (radius, taps);
+        cc_cuda_upload_filter (slot, &f, 0);
+        for (int st = 0; st < 2; st++)
+          ms[st] = time_kernel (&in, &out, slot, (CcStrategy) st);
+        gaussian_factors (radius, factor, gauss_taps);
+        cc_cuda_upload_filter (slot, &g, 0);
+        for (int st = 0; st < 2; st++)
+          gauss_2d[st] = time_kernel (&in, &out, slot, (CcStrategy) st);
+        ms[CC_STRATEGY_SEPARABLE] = time_kernel (&in, &out, slot,
+            CC_STRATEGY_SEPARABLE);
+        if (cc_cuda_fastest_strategy (&in, &out, slot, CC_BORDER_CLAMP, 0,
+                &pick, tuned) != cudaSuccess || cudaGetLastError () !=
+            cudaSuccess) {
+          fprintf (stderr, "kernel launch failed at radius %d\n", radius);
           return 1;
         }
-        ms[strategy] = median (t, 31);
+        const double best_2d = MIN (ms[0], ms[1]);
+        const double g2d = MIN (gauss_2d[0], gauss_2d[1]);
+        const double floor_ms = fma_rate > 0 ?
+            (double) w * h * side * side / fma_rate * 1e3 : -1.0;
+        printf ("%4dx%-4d %4d %3d %10.4f %10.4f %10.4f %10.4f %9.4f %8.2f "
+            "%8.2f %s\n", w, h, 8 * bytes, radius, ms[0], ms[1], g2d,
+            ms[CC_STRATEGY_SEPARABLE], floor_ms, best_2d / floor_ms,
+            g2d / ms[CC_STRATEGY_SEPARABLE], names[pick]);
+        for (int st = 0; st < CC_N_STRATEGIES; st++)
+          csv_row ("kernel", w, h, 8 * bytes, radius, names[st], ms[st]);
+        csv_row ("kernel", w, h, 8 * bytes, radius, "gaussian-2d", g2d);
+        csv_row ("kernel", w, h, 8 * bytes, radius, "fp32-floor", floor_ms);
+        csv_row ("auto", w, h, 8 * bytes, radius, names[pick], ms[pick]);
       }
-      printf ("%4dx%-5d %6d %10.4f (%6.2f) %10.4f (%6.2f)\n", w, h, radii[r],
-          ms[0], w * (double) h / ms[0] / 1e6, ms[1],
-          w * (double) h / ms[1] / 1e6);
+      cudaFree (d_in);
+      cudaFree (d_out);
+      free (host);
     }
-    cudaFree (d_in);
-    cudaFree (d_out);
-    free (host);
   }
+  cc_cuda_filter_slot_release (slot);
   return 0;
 }
 #endif
@@ -149,7 +249,7 @@ cpu_kernel_table (void)
   printf ("\nCPU back end, %d threads: one 8-bit 1920x1080 plane, border "
       "clamp, median of 3, milliseconds\n%6s %12s\n", threads, "radius", "cpu");
   for (size_t r = 0; r < sizeof (radii) / sizeof (radii[0]); r++) {
-    CcFilter f = { radii[r], CC_RESPONSE_LINEAR, 0.0f, taps };
+    CcFilter f = { radii[r], CC_RESPONSE_LINEAR, 0.0f, taps, NULL, NULL };
     CcChannel ci = { in, w, w, h, 1, CC_SAMPLE_U8 };
     CcChannel co = { out, w, w, h, 1, CC_SAMPLE_U8 };
     double t[3];
@@ -167,39 +267,117 @@ cpu_kernel_table (void)
   free (out);
 }
 
+/* How appsrc's buffers are made. */
+typedef enum {
+  FEED_FOREIGN,                 /* 4 plain malloc'd buffers, cycled */
+  FEED_POOL                     /* buffers of the pool cudaconv proposes */
+} FeedMode;
+
+#define FOREIGN_BUFFERS 4
+
 typedef struct {
   GstAppSrc *src;
-  GstBuffer *frame;
+  GstElement *conv;             /* NULL: the pipeline has no cudaconv */
+  FeedMode mode;
+  GstVideoInfo info;
+  GstBuffer *foreign[FOREIGN_BUFFERS];
+  GstBufferPool *pool;
+  GHashTable *filled;           /* pool memories already filled */
   int frames;
 } Feeder;
+
+static void
+fill_random (GstBuffer * buf)
+{
+  GstMapInfo map;
+  unsigned x = 12345;
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (gsize k = 0; k < map.size; k++) {
+    x = x * 1103515245u + 12345u;
+    map.data[k] = (guint8) (x >> 16);
+  }
+  gst_buffer_unmap (buf, &map);
+}
+
+/* The pool cudaconv proposes upstream: pinned memory it copies by DMA. */
+static GstBufferPool *
+proposed_pool (Feeder * f)
+{
+  GstPad *pad = gst_element_get_static_pad (GST_ELEMENT (f->src), "src");
+  GstCaps *caps = gst_video_info_to_caps (&f->info);
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstBufferPool *pool = NULL;
+
+  if (gst_pad_peer_query (pad, query)
+      && gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+  if (pool) {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, f->info.size, 0, 0);
+    if (!gst_buffer_pool_set_config (pool, config)
+        || !gst_buffer_pool_set_active (pool, TRUE))
+      gst_clear_object (&pool);
+  }
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  return pool;
+}
 
 static gpointer
 feed (gpointer data)
 {
   Feeder *f = data;
-  for (int i = 0; i < f->frames; i++)
-    if (gst_app_src_push_buffer (f->src, gst_buffer_ref (f->frame)) !=
-        GST_FLOW_OK)
+  for (int i = 0; i < f->frames; i++) {
+    GstBuffer *buf = NULL;
+    /* the first frame negotiates; cudaconv proposes its pool once it has
+     * decided its own downstream allocation, so ask until it does */
+    for (int tries = 0; f->mode == FEED_POOL && i == 1 && !f->pool
+        && tries < 200; tries++)
+      if (!(f->pool = proposed_pool (f)))
+        g_usleep (10000);
+    if (f->mode == FEED_POOL && i == 1 && !f->pool) {
+      fprintf (stderr, "cudaconv proposed no pool\n");
       break;
+    }
+    if (f->pool) {
+      if (gst_buffer_pool_acquire_buffer (f->pool, &buf, NULL) != GST_FLOW_OK)
+        break;
+      GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+      /* a recycled buffer still holds its picture: fill each one once */
+      if (!g_hash_table_contains (f->filled, mem)) {
+        fill_random (buf);
+        g_hash_table_add (f->filled, mem);
+      }
+    } else {
+      buf = gst_buffer_ref (f->foreign[i % FOREIGN_BUFFERS]);
+    }
+    GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int (i * GST_SECOND,
+        f->info.fps_d, f->info.fps_n);
+    if (gst_app_src_push_buffer (f->src, buf) != GST_FLOW_OK)
+      break;
+  }
   gst_app_src_end_of_stream (f->src);
   return NULL;
 }
 
-/* Frames per second of the element, or a negative number on failure. */
+/* Frames per second through "appsrc name=src ! <middle> ! appsink
+ * name=sink sync=false", counted from the WARMUP_OUTPUTS-th output to the
+ * last; negative on failure. used receives the first INFO message (the
+ * backend cudaconv picked). */
 static double
-element_fps (const char *backend, const char *format, int w, int h,
-    const char *props, int frames, char **used)
+pipeline_fps (const char *middle, const char *format, int w, int h,
+    FeedMode mode, int frames, char **used)
 {
-  gchar *desc = g_strdup_printf ("appsrc name=src ! cudaconv name=conv "
-      "backend=%s %s ! appsink name=sink sync=false", backend, props);
+  gchar *desc = g_strdup_printf ("appsrc name=src ! %s ! appsink name=sink "
+      "sync=false", middle);
   GError *err = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &err);
   GstElement *src, *sink;
-  GstVideoInfo info;
   GstCaps *caps;
   GstBus *bus;
   GstMessage *msg;
-  Feeder feeder;
+  Feeder feeder = { 0 };
   GThread *thread;
   gint64 t0 = 0, t1 = 0;
   int got = 0;
@@ -208,29 +386,32 @@ element_fps (const char *backend, const char *format, int w, int h,
   g_free (desc);
   if (!pipeline) {
     fprintf (stderr, "pipeline: %s\n", err->message);
+    g_clear_error (&err);
     return -1.0;
   }
   src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  gst_video_info_set_format (&info, gst_video_format_from_string (format), w,
-      h);
-  info.fps_n = 30;
-  info.fps_d = 1;
-  caps = gst_video_info_to_caps (&info);
+  gst_video_info_set_format (&feeder.info,
+      gst_video_format_from_string (format), w, h);
+  feeder.info.fps_n = 30;
+  feeder.info.fps_d = 1;
+  caps = gst_video_info_to_caps (&feeder.info);
   g_object_set (src, "caps", caps, "format", GST_FORMAT_TIME, NULL);
   gst_caps_unref (caps);
   feeder.src = GST_APP_SRC (src);
-  feeder.frame = gst_buffer_new_wrapped (random_plane (info.size), info.size);
-  feeder.frames = frames;
-
-  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE) {
-    /* e.g. backend=cuda without a device: the bus holds the reason */
-    frames = 0;
+  feeder.mode = mode;
+  feeder.filled = g_hash_table_new (NULL, NULL);
+  for (int k = 0; k < FOREIGN_BUFFERS; k++) {
+    feeder.foreign[k] = gst_buffer_new_allocate (NULL, feeder.info.size, NULL);
+    fill_random (feeder.foreign[k]);
   }
   feeder.frames = frames;
+  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE)
+    feeder.frames = 0;          /* the bus holds the reason */
   thread = g_thread_new ("feeder", feed, &feeder);
-  for (GstSample * s; (s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+  for (GstSample * s; feeder.frames > 0
+      && (s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
               10 * GST_SECOND));) {
     got++;
     if (got == WARMUP_OUTPUTS)
@@ -248,16 +429,23 @@ element_fps (const char *backend, const char *format, int w, int h,
       g_clear_error (&err);
     } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
       gst_message_parse_error (msg, &err, NULL);
-      fprintf (stderr, "%s backend: %s\n", backend, err->message);
+      fprintf (stderr, "%s: %s\n", middle, err->message);
       g_clear_error (&err);
       got = 0;
     }
     gst_message_unref (msg);
   }
-  if (frames > 0 && got == frames && got > WARMUP_OUTPUTS && t1 > t0)
+  if (feeder.frames > 0 && got == feeder.frames && got > WARMUP_OUTPUTS
+      && t1 > t0)
     fps = (got - WARMUP_OUTPUTS) / ((t1 - t0) / 1e6);
   gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_buffer_unref (feeder.frame);
+  if (feeder.pool) {
+    gst_buffer_pool_set_active (feeder.pool, FALSE);
+    gst_object_unref (feeder.pool);
+  }
+  g_hash_table_unref (feeder.filled);
+  for (int k = 0; k < FOREIGN_BUFFERS; k++)
+    gst_buffer_unref (feeder.foreign[k]);
   gst_object_unref (bus);
   gst_object_unref (src);
   gst_object_unref (sink);
@@ -265,15 +453,274 @@ element_fps (const char *backend, const char *format, int w, int h,
   return fps;
 }
 
+#ifdef HAVE_CUDA
+/* The end-to-end floor: one frame's host-to-device and device-to-host copies
+ * from pinned memory, issued at once on two streams; median of 31 after 5,
+ * milliseconds. */
+static double
+transfer_floor_ms (size_t bytes)
+{
+  void *h_in = NULL, *h_out = NULL, *d_in = NULL, *d_out = NULL;
+  cudaStream_t up, down;
+  cudaEvent_t start, up_done, stop;
+  double t[31];
+  if (cudaHostAlloc (&h_in, bytes, cudaHostAllocDefault) != cudaSuccess
+      || cudaHostAlloc (&h_out, bytes, cudaHostAllocDefault) != cudaSuccess
+      || cudaMalloc (&d_in, bytes) != cudaSuccess
+      || cudaMalloc (&d_out, bytes) != cudaSuccess)
+    return -1.0;
+  cudaStreamCreateWithFlags (&up, cudaStreamNonBlocking);
+  cudaStreamCreateWithFlags (&down, cudaStreamNonBlocking);
+  cudaEventCreate (&start);
+  cudaEventCreate (&up_done);
+  cudaEventCreate (&stop);
+  for (int i = -5; i < 31; i++) {
+    float ms = 0.0f;
+    cudaEventRecord (start, up);
+    cudaStreamWaitEvent (down, start, 0);
+    cudaMemcpyAsync (d_in, h_in, bytes, cudaMemcpyHostToDevice, up);
+    cudaMemcpyAsync (h_out, d_out, bytes, cudaMemcpyDeviceToHost, down);
+    cudaEventRecord (up_done, up);
+    cudaStreamWaitEvent (down, up_done, 0);
+    cudaEventRecord (stop, down);
+    cudaEventSynchronize (stop);
+    cudaEventElapsedTime (&ms, start, stop);
+    if (i >= 0)
+      t[i] = ms;
+  }
+  cudaEventDestroy (start);
+  cudaEventDestroy (up_done);
+  cudaEventDestroy (stop);
+  cudaStreamDestroy (up);
+  cudaStreamDestroy (down);
+  cudaFreeHost (h_in);
+  cudaFreeHost (h_out);
+  cudaFree (d_in);
+  cudaFree (d_out);
+  return median (t, 31);
+}
+#endif
+
+static gint64 live_in_time[64];
+static double live_latency_ms[4096];
+static int live_latency_n;
+
+static GstPadProbeReturn
+live_in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  guint64 n = GST_BUFFER_OFFSET (buf);
+  live_in_time[n % 64] = g_get_monotonic_time ();
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+live_out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  guint64 n = GST_BUFFER_OFFSET (buf);
+  if (live_latency_n < (int) G_N_ELEMENTS (live_latency_ms))
+    live_latency_ms[live_latency_n++] =
+        (g_get_monotonic_time () - live_in_time[n % 64]) / 1000.0;
+  return GST_PAD_PROBE_OK;
+}
+
+/* videotestsrc is-live=true at 1920x1080 30 fps through cudaconv to a
+ * synchronised fakesink: frames in and out, the sink's drops, the time each
+ * buffer spends in cudaconv (sink pad to src pad), and the pipeline's answer
+ * to a latency query. */
+static int
+live_run (const char *backend, int frames)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=%d "
+      "pattern=ball ! video/x-raw,format=I420,width=1920,height=1080,"
+      "framerate=30/1 ! cudaconv name=conv backend=%s kernel=gaussian "
+      "radius=2 ! fakesink name=sink sync=true", frames, backend);
+  GError *err = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &err);
+  GstElement *conv, *sink;
+  GstPad *in, *out;
+  GstMessage *msg;
+  GstQuery *q;
+  GstStructure *stats = NULL;
+  guint64 rendered = 0, dropped = 0;
+  gboolean live = FALSE, answered = FALSE;
+  GstClockTime min = 0, max = 0;
+  int status = 0;
+
+  g_free (desc);
+  if (!pipeline) {
+    fprintf (stderr, "live pipeline: %s\n", err->message);
+    g_clear_error (&err);
+    return 1;
+  }
+  conv = gst_bin_get_by_name (GST_BIN (pipeline), "conv");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  in = gst_element_get_static_pad (conv, "sink");
+  out = gst_element_get_static_pad (conv, "src");
+  live_latency_n = 0;
+  gst_pad_add_probe (in, GST_PAD_PROBE_TYPE_BUFFER, live_in_probe, NULL, NULL);
+  gst_pad_add_probe (out, GST_PAD_PROBE_TYPE_BUFFER, live_out_probe, NULL,
+      NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND);
+  q = gst_query_new_latency ();
+  if ((answered = gst_element_query (pipeline, q)))
+    gst_query_parse_latency (q, &live, &min, &max);
+  gst_query_unref (q);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      (frames / 30 + 20) * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (!msg || GST_MESSAGE_TYPE (msg) != GST_MESSAGE_EOS) {
+    fprintf (stderr, "live run did not reach EOS\n");
+    status = 1;
+  }
+  if (msg)
+    gst_message_unref (msg);
+  g_object_get (sink, "stats", &stats, NULL);
+  if (stats) {
+    gst_structure_get_uint64 (stats, "rendered", &rendered);
+    gst_structure_get_uint64 (stats, "dropped", &dropped);
+    gst_structure_free (stats);
+  }
+  double lat[4096];
+  int n = live_latency_n;
+  memcpy (lat, live_latency_ms, sizeof (double) * n);
+  /* the first frame also times the strategies (strategy=auto) */
+  double first = n ? lat[0] : -1.0;
+  double med = n > 1 ? median (lat + 1, n - 1) : -1.0;
+  double worst = n > 1 ? lat[n - 1] : -1.0;
+  printf ("live 1920x1080 30/1 backend=%s: %d frames sent, %" G_GUINT64_FORMAT
+      " rendered, %" G_GUINT64_FORMAT " dropped; time in cudaconv: first "
+      "frame %.3f ms, then median %.3f ms, max %.3f ms; latency query: %s "
+      "live=%s min=%.3f ms max=%s\n", backend, frames, rendered, dropped,
+      first, med, worst,
+      answered ? "answered" : "NOT answered", live ? "true" : "false",
+      min / 1e6, GST_CLOCK_TIME_IS_VALID (max) ?
+      g_strdup_printf ("%.3f ms", max / 1e6) : "none");
+  csv_row ("live", 1920, 1080, 8, 0, "rendered", (double) rendered);
+  csv_row ("live", 1920, 1080, 8, 0, "dropped", (double) dropped);
+  csv_row ("live", 1920, 1080, 8, 0, "median_ms_in_element", med);
+  csv_row ("live", 1920, 1080, 8, 0, "max_ms_in_element", worst);
+  csv_row ("live", 1920, 1080, 8, 0, "first_frame_ms_in_element", first);
+  csv_row ("live", 1920, 1080, 8, 0, "query_min_latency_ms", min / 1e6);
+  if (rendered != (guint64) frames || dropped != 0)
+    status = 1;
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (in);
+  gst_object_unref (out);
+  gst_object_unref (conv);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return status;
+}
+
+static void
+element_row (const char *label, const char *middle, const char *format,
+    int w, int h, FeedMode mode, int frames, double floor_fps)
+{
+  char *used = NULL;
+  double fps = pipeline_fps (middle, format, w, h, mode, frames, &used);
+  if (fps < 0) {
+    printf ("%4dx%-4d %-34s  (not available)\n", w, h, label);
+  } else if (floor_fps > 0) {
+    printf ("%4dx%-4d %-34s %9.1f frames/s  %5.1f%% of the floor\n", w, h,
+        label, fps, 100.0 * fps / floor_fps);
+  } else {
+    printf ("%4dx%-4d %-34s %9.1f frames/s\n", w, h, label, fps);
+  }
+  csv_row ("element", w, h, 8, 0, label, fps);
+  g_free (used);
+}
+
+/* The end-to-end table: cudaconv with the input in its pinned pool and in
+ * foreign buffers (registered, then staged), against the transfer floor and
+ * cudaupload ! cudadownload; then the CPU backend against gaussianblur. */
+static int
+element_table (const char *format, const char *props, int frames,
+    const char *only_size)
+{
+  printf ("\nElement: appsrc ! ... ! appsink sync=false, %s, cudaconv %s, "
+      "frames/s after %d warm-up frames of %d\n", format, props,
+      WARMUP_OUTPUTS, frames);
+  for (size_t s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    int w = sizes[s][0], h = sizes[s][1];
+    GstVideoInfo info;
+    double floor_fps = -1.0;
+    gchar *mid;
+
+    if (only_size && sscanf (only_size, "%dx%d", &w, &h) != 2) {
+      fprintf (stderr, "--size takes WxH\n");
+      return 2;
+    }
+    gst_video_info_set_format (&info, gst_video_format_from_string (format),
+        w, h);
+#ifdef HAVE_CUDA
+    int count = 0;
+    if (cudaGetDeviceCount (&count) == cudaSuccess && count > 0) {
+      double ms = transfer_floor_ms (info.size);
+      floor_fps = ms > 0 ? 1e3 / ms : -1.0;
+      printf ("%4dx%-4d %-34s %9.1f frames/s  (%.4f ms for %" G_GSIZE_FORMAT
+          " bytes each way)\n", w, h, "floor: H2D+D2H at once, pinned",
+          floor_fps, ms, info.size);
+      csv_row ("element", w, h, 8, 0, "floor", floor_fps);
+    }
+#endif
+    mid = g_strdup_printf ("cudaconv backend=cuda %s", props);
+    element_row ("cuda, input in its pinned pool", mid, format, w, h,
+        FEED_POOL, frames, floor_fps);
+    element_row ("cuda, foreign input, registered", mid, format, w, h,
+        FEED_FOREIGN, frames, floor_fps);
+    g_free (mid);
+    mid = g_strdup_printf ("cudaconv backend=cuda host-register=false %s",
+        props);
+    element_row ("cuda, foreign input, staged", mid, format, w, h,
+        FEED_FOREIGN, frames, floor_fps);
+    g_free (mid);
+    mid = g_strdup_printf ("cudaconv backend=cuda async-depth=1 %s", props);
+    element_row ("cuda, pool input, async-depth=1", mid, format, w, h,
+        FEED_POOL, frames, floor_fps);
+    g_free (mid);
+    /* the caps in between keep cudaupload from negotiating passthrough */
+    element_row ("cudaupload ! cudadownload", "cudaupload ! "
+        "video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw",
+        format, w, h, FEED_FOREIGN, frames, floor_fps);
+    mid = g_strdup_printf ("cudaconv backend=cpu %s", props);
+    element_row ("cpu backend", mid, format, w, h, FEED_FOREIGN,
+        MAX (frames / 10, WARMUP_OUTPUTS + 20), -1.0);
+    g_free (mid);
+    if (only_size)
+      break;
+  }
+
+  /* gaussianblur: AYUV only, all four channels, radius ceil(2.5 sigma) */
+  printf ("\nCPU backend against gst-plugins-bad gaussianblur, AYUV "
+      "1920x1080, sigma 1.2 (gaussianblur's 7 taps: radius 3), all four "
+      "channels\n");
+  double ours = pipeline_fps ("cudaconv backend=cpu kernel=gaussian radius=3 "
+      "sigma=1.2 channels=y+u+v+a", "AYUV", 1920, 1080, FEED_FOREIGN, 120,
+      NULL);
+  double theirs = pipeline_fps ("gaussianblur sigma=1.2", "AYUV", 1920, 1080,
+      FEED_FOREIGN, 30, NULL);
+  printf ("cudaconv backend=cpu %9.1f frames/s\ngaussianblur         %9.1f "
+      "frames/s\nratio                %9.1fx\n", ours, theirs,
+      theirs > 0 ? ours / theirs : -1.0);
+  csv_row ("cpu-vs-gaussianblur", 1920, 1080, 8, 3, "cudaconv-cpu", ours);
+  csv_row ("cpu-vs-gaussianblur", 1920, 1080, 8, 3, "gaussianblur", theirs);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
-  gboolean kernels = FALSE, element = FALSE;
-  gint frames = 300;
-  gchar *size = NULL, *format = NULL, *props = NULL, *backend = NULL;
+  gboolean kernels = FALSE, element = FALSE, live = FALSE;
+  gint frames = 1000;
+  gchar *size = NULL, *format = NULL, *props = NULL;
+  gchar *csv_path = NULL;
   GOptionEntry entries[] = {
     {"kernels", 0, 0, G_OPTION_ARG_NONE, &kernels, "Time the kernels", NULL},
     {"element", 0, 0, G_OPTION_ARG_NONE, &element, "Time the element", NULL},
+    {"live", 0, 0, G_OPTION_ARG_NONE, &live,
+        "Run a live 1080p30 source through cudaconv", NULL},
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Frames per element run",
         "N"},
     {"size", 0, 0, G_OPTION_ARG_STRING, &size, "Only this frame size",
@@ -282,8 +729,8 @@ main (int argc, char **argv)
         "F"},
     {"props", 0, 0, G_OPTION_ARG_STRING, &props,
         "cudaconv properties (kernel=gaussian radius=2)", "P"},
-    {"backend", 0, 0, G_OPTION_ARG_STRING, &backend,
-        "Only this backend (auto, cuda or cpu)", "B"},
+    {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_path,
+        "Append machine-readable result rows to this file", "FILE"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- cudaconv benchmark");
@@ -299,8 +746,12 @@ main (int argc, char **argv)
     fprintf (stderr, "%s\n", err->message);
     return 2;
   }
-  if (!kernels && !element)
-    kernels = element = TRUE;
+  if (csv_path && !(csv = fopen (csv_path, "a"))) {
+    fprintf (stderr, "cannot open %s\n", csv_path);
+    return 2;
+  }
+  if (!kernels && !element && !live)
+    kernels = element = live = TRUE;
   if (!format)
     format = g_strdup ("I420");
   if (!props)
@@ -314,40 +765,18 @@ main (int argc, char **argv)
 #endif
     cpu_kernel_table ();
   }
-  if (element) {
-    const char *backends[] = { "cuda", "cpu" };
-    printf ("\nElement: appsrc ! cudaconv %s ! appsink sync=false, %s, "
-        "frames/s after %d warm-up frames\n", props, format, WARMUP_OUTPUTS);
-    for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++) {
-      int w = sizes[s][0], h = sizes[s][1];
-      if (size && sscanf (size, "%dx%d", &w, &h) != 2) {
-        fprintf (stderr, "--size takes WxH\n");
-        return 2;
-      }
-      for (int b = 0; b < 2; b++) {
-        const char *be = backend ? backend : backends[b];
-        char *used = NULL;
-        /* the CPU back end is far slower; fewer frames keep runs short */
-        int n = strcmp (be, "cpu") == 0 ? MAX (frames / 10, WARMUP_OUTPUTS + 5)
-            : frames;
-        double fps = element_fps (be, format, w, h, props, n, &used);
-        if (fps < 0)
-          printf ("%4dx%-5d backend=%-4s  (not available)\n", w, h, be);
-        else
-          printf ("%4dx%-5d backend=%-4s %9.1f frames/s  [%s]\n", w, h, be,
-              fps, used ? used : "?");
-        g_free (used);
-        if (backend)
-          break;
-      }
-      if (size)
-        break;
-    }
+  if (element)
+    status |= element_table (format, props, frames, size);
+  if (live) {
+    printf ("\nLive:\n");
+    status |= live_run ("cuda", 150);
   }
   g_free (size);
   g_free (format);
   g_free (props);
-  g_free (backend);
+  if (csv)
+    fclose (csv);
+  g_free (csv_path);
   g_option_context_free (ctx);
   return status;
 }

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The GPU machine's whole check, in one command: gst-inspect, the whole test
-# suite (no GPU test may skip), compute-sanitizer memcheck (all kernel tests)
-# and racecheck (all but the 1920x1080 plane), then the benchmark. That
-# machine has no GStreamer: build here, make the bundle and carry both
+# suite (no GPU test may skip), compute-sanitizer memcheck and racecheck over
+# the kernel tests (CUDACONV_TEST_QUICK=1: every case but the 1920x1080
+# planes, which take the sanitizers minutes), then the whole benchmark
+# (tests/benchmark.sh) unless CUDACONV_GPU_RUN_BENCH=0. That machine has no
+# GStreamer: build here, make the bundle and carry both
 # (../shared/device/README.md):
 #   meson compile -C build && tests/gpu-bundle.sh .gst
 #   device run, carry [".gst", "build"]: tests/gpu-run.sh
-# Logs go to $OUT (the device tool's) or out/gpu.
+# Logs, the benchmark's CSV and its plot go to $OUT (the device tool's) or
+# out/gpu.
 set -uo pipefail
 out=${OUT:-out/gpu}
 mkdir -p "$out"
@@ -23,13 +26,16 @@ python3 .gst/run-meson-tests.py build 2>&1 | tee "$out/tests.log"
 if grep -q "^SKIP" "$out/tests.log"; then echo "a test was skipped on the GPU machine"; status=1; fi
 
 for tool in memcheck racecheck; do
-  quick=; if [ $tool = racecheck ]; then quick=1; fi
-  env ${quick:+CUDACONV_TEST_QUICK=1} compute-sanitizer --tool $tool --error-exitcode 99 \
+  CUDACONV_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 99 \
     build/tests/test-kernels-cuda >"$out/$tool.log" 2>&1
   rc=$?
   echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | tail -1); $(grep -E 'passed, .* failed' "$out/$tool.log")"
   [ $rc = 0 ] || status=1
 done
 
-build/tests/cudaconv-bench --frames "${CUDACONV_BENCH_FRAMES:-300}" 2>&1 | tee "$out/bench.txt"
+if [ "${CUDACONV_GPU_RUN_BENCH:-1}" != 0 ]; then
+  CUDACONV_BENCH_CSV=$out/bench.csv tests/benchmark.sh build 2>&1 | tee "$out/bench.txt"
+  python3 tests/bench-plot.py "$out/bench.csv" "$out/kernels-3840x2160.png" \
+    >/dev/null 2>&1 || echo "no plot here (matplotlib missing?)"
+fi
 exit $status

@@ -59,17 +59,25 @@ matrix_random (TestMatrix * m, int side, gboolean signed_weights)
 /* The backend is chosen when the element starts, and a harness starts its
  * element at once: configure it first. */
 static GstHarness *
-harness_new (const gchar * caps)
+harness_new_with_depth (const gchar * caps, guint async_depth)
 {
   GstElement *element = gst_element_factory_make ("cudaconv", NULL);
   GstHarness *h;
 
   fail_unless (element != NULL, "no cudaconv element");
   gst_util_set_object_arg (G_OBJECT (element), "backend", BACKEND);
+  g_object_set (element, "async-depth", async_depth, NULL);
   h = gst_harness_new_with_element (element, "sink", "src");
   gst_object_unref (element);
   gst_harness_set_src_caps_str (h, caps);
   return h;
+}
+
+/* The harness's source says it is live, so this runs one frame at a time. */
+static GstHarness *
+harness_new (const gchar * caps)
+{
+  return harness_new_with_depth (caps, 0);
 }
 
 static GstBuffer *
@@ -425,6 +433,76 @@ GST_START_TEST (test_resolution_change)
 
 GST_END_TEST;
 
+/* With async-depth=3 the CUDA backend holds two frames: each push after
+ * the second releases the oldest, in order and with its timestamp; caps,
+ * EOS and flushes drain or drop what is held. The CPU backend ignores the
+ * property and answers every push at once. */
+GST_START_TEST (test_frames_in_flight)
+{
+  const guint depth = 3, held = g_strcmp0 (BACKEND, "cuda") == 0 ? 2 : 0;
+  GstHarness *h = harness_new_with_depth ("video/x-raw,format=I420,"
+      "width=67,height=45,framerate=30/1", depth);
+  GstBuffer *in[7];
+  GstVideoInfo info;
+  TestMatrix m;
+
+  matrix_random (&m, 5, TRUE);
+  gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "custom");
+  gst_util_set_object_arg (G_OBJECT (h->element), "border", "mirror");
+  g_object_set (h->element, "matrix", m.text, "divisor", m.divisor, "offset",
+      m.offset, NULL);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 67, 45);
+  for (guint k = 0; k < G_N_ELEMENTS (in); k++) {
+    in[k] = random_frame (&info);
+    GST_BUFFER_PTS (in[k]) = k * GST_SECOND / 30;
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[k])),
+        GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_buffers_in_queue (h),
+        k + 1 > held ? k + 1 - held : 0);
+  }
+  /* a caps change lets the held frames out before the new format starts */
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=31,"
+      "height=9,framerate=30/1");
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), G_N_ELEMENTS (in));
+  for (guint k = 0; k < G_N_ELEMENTS (in); k++) {
+    GstBuffer *out = gst_harness_pull (h);
+    GstVideoFrame fin, fout;
+    g_autofree gchar *what = g_strdup_printf ("frame %u in flight", k);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * GST_SECOND / 30);
+    fail_unless (gst_video_frame_map (&fin, &info, in[k], GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&fout, &info, out, GST_MAP_READ));
+    for (gint c = 0; c < 3; c++)
+      check_component (&fin, &fout, c, EXPECT_FILTERED, &m, NULL,
+          REF_BORDER_MIRROR, what);
+    gst_video_frame_unmap (&fin);
+    gst_video_frame_unmap (&fout);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[k]);
+  }
+
+  /* EOS drains */
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 31, 9);
+  for (guint k = 0; k < 2; k++)
+    gst_harness_push (h, random_frame (&info));
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
+  gst_harness_teardown (h);
+
+  /* a flush drops; teardown afterwards finds nothing left to free */
+  h = harness_new_with_depth ("video/x-raw,format=GRAY8,width=31,height=9,"
+      "framerate=30/1", depth);
+  for (guint k = 0; k < 2; k++)
+    gst_harness_push (h, random_frame (&info));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2 - held);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2 - held);
+  g_free (m.text);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Radius changes from another thread while frames flow. */
 GST_START_TEST (test_concurrent_property_changes)
 {
@@ -692,6 +770,7 @@ cudaconv_suite (void)
   tcase_add_test (tc, test_identity_passthrough);
   tcase_add_test (tc, test_property_change_mid_stream);
   tcase_add_test (tc, test_resolution_change);
+  tcase_add_test (tc, test_frames_in_flight);
   tcase_add_test (tc, test_concurrent_property_changes);
   tcase_add_test (tc, test_allocation_query);
   tcase_add_test (tc, test_bad_values_on_command_line);

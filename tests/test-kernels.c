@@ -1,8 +1,9 @@
 /* cudaconv tests: the convolution back ends against the double reference.
  *
- * Built twice: as test-kernels-cpu, and with KERNELS_CUDA as
- * test-kernels-cuda, which runs both strategies and exits 77 (skip) when no
- * CUDA device is usable. Every case poisons the output first and checks that
+ * Built twice: as test-kernels-cpu (the 2D and the separable CPU paths), and
+ * with KERNELS_CUDA as test-kernels-cuda, which runs every strategy plus the
+ * tuner's pick and exits 77 (skip) when no CUDA device is usable. Separable
+ * variants run on filters that carry factors and are skipped on others. Every case poisons the output first and checks that
  * each sample of the channel is within 1 of the reference and that every
  * other byte (row padding, other channels) still holds the poison. */
 #include <errno.h>
@@ -22,17 +23,22 @@
 
 typedef struct {
   const char *name;
-  int strategy;
+  int strategy;                 /* CcStrategy, or TUNED */
+  int separable;                /* needs a filter with factors */
 } Variant;
+
+#define TUNED -1
 
 #ifdef KERNELS_CUDA
 static const Variant variants[] = {
-  {"tiled-halo", CC_STRATEGY_TILED_HALO},
-  {"cache-halo", CC_STRATEGY_CACHE_HALO},
+  {"tiled-halo", CC_STRATEGY_TILED_HALO, 0},
+  {"cache-halo", CC_STRATEGY_CACHE_HALO, 0},
+  {"separable", CC_STRATEGY_SEPARABLE, 1},
+  {"fastest", TUNED, 0},
 };
 static int slot = -1;
 #else
-static const Variant variants[] = { {"cpu", 0} };
+static const Variant variants[] = { {"cpu", 0, 0}, {"cpu-separable", 0, 1} };
 #endif
 #define N_VARIANTS ((int) (sizeof (variants) / sizeof (variants[0])))
 
@@ -85,6 +91,13 @@ run_variant (const Variant * v, const Image * im, const CcFilter * f,
     CcBorder border, int fill, unsigned fill_value)
 {
   CcChannel src = channel_of (im, im->in), dst = channel_of (im, im->out);
+  CcFilter plain;
+  /* the 2D variants get the filter without its factors */
+  if (f && !v->separable) {
+    plain = *f;
+    plain.col_taps = plain.row_taps = NULL;
+    f = &plain;
+  }
 #ifdef KERNELS_CUDA
   size_t bytes = im->pitch * im->height;
   unsigned char *d_in = NULL, *d_out = NULL;
@@ -101,9 +114,24 @@ run_variant (const Variant * v, const Image * im, const CcFilter * f,
   dst = channel_of (im, d_out);
   if (fill)
     e = cc_cuda_fill (&dst, fill_value, 0);
-  else if ((e = cc_cuda_upload_filter (slot, f, 0)) == cudaSuccess)
-    e = cc_cuda_convolve (&src, &dst, slot, f->radius, f->response,
-        f->offset, border, (CcStrategy) v->strategy, 0);
+  else if ((e = cc_cuda_upload_filter (slot, f, 0)) == cudaSuccess) {
+    CcStrategy strategy = (CcStrategy) v->strategy;
+    float ms[CC_N_STRATEGIES];
+    if (v->strategy == TUNED) {
+      e = cc_cuda_fastest_strategy (&src, &dst, slot, border, 0, &strategy,
+          ms);
+      /* the tuner wrote dst; start again from poison */
+      if (e == cudaSuccess)
+        e = cudaMemcpy (d_out, im->out, bytes, cudaMemcpyHostToDevice);
+      if (e == cudaSuccess && ms[strategy] < 0.0f) {
+        printf ("  the tuner picked strategy %d, which it did not time\n",
+            (int) strategy);
+        e = cudaErrorUnknown;
+      }
+    }
+    if (e == cudaSuccess)
+      e = cc_cuda_convolve (&src, &dst, slot, border, strategy, 0);
+  }
   if (e == cudaSuccess)
     e = cudaMemcpy (im->out, d_out, bytes, cudaMemcpyDeviceToHost);
 done:
@@ -146,6 +174,12 @@ check_case (const char *what, const Image * im, const CcFilter * f,
     unsigned got = 0, want = 0;
     size_t stray = (size_t) -1;
 
+    if (variants[v].separable && (fill || !cc_filter_is_separable (f)))
+      continue;
+    /* the tuner launches every strategy some 20 times: under the
+     * sanitizers (CUDACONV_TEST_QUICK) that would take an hour */
+    if (variants[v].strategy == TUNED && getenv ("CUDACONV_TEST_QUICK"))
+      continue;
     memset (im->out, POISON, im->pitch * im->height);
     n_cases++;
     if (run_variant (&variants[v], im, f, border, fill, fill_value) != 0) {
@@ -241,6 +275,7 @@ to_filter (const double *w, const double *w2, int side, double divisor,
   f->response = w2 ? CC_RESPONSE_MAGNITUDE : CC_RESPONSE_LINEAR;
   f->offset = (float) offset;
   f->taps = taps;
+  f->col_taps = f->row_taps = NULL;
 }
 
 static void
@@ -280,6 +315,64 @@ test_sizes_radii_borders (RefRng * rng)
             im.width, im.height, 8 * bytes, radii[ri],
             signed_weights ? "signed" : "positive");
         check_all_borders (what, &im, w, NULL, side, divisor, offset, &f, ref);
+      }
+      free (ref);
+      image_clear (&im);
+    }
+  }
+}
+
+/* Filters that are outer products, with their factors: the 2D variants run
+ * them as 2D filters and the separable ones as a row and a column pass; all
+ * are checked against the 2D double reference. */
+static void
+test_separable (RefRng * rng)
+{
+  static const int sizes[][2] = { {1, 1}, {2, 3}, {31, 17}, {67, 130},
+  {1920, 1080}, {4097, 7}
+  };
+  static const int radii[] = { 1, 2, 3, 7, 15 };
+  static double w[CC_MAX_TAPS];
+  static float taps[CC_MAX_TAPS];
+  const int quick = getenv ("CUDACONV_TEST_QUICK") != NULL;
+
+  for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++) {
+    if (quick && sizes[s][0] * sizes[s][1] > 100000)
+      continue;
+    for (int bytes = 1; bytes <= 2; bytes++) {
+      Image im;
+      uint32_t *ref;
+      image_init (&im, rng, sizes[s][0], sizes[s][1], bytes, 1, 0);
+      ref = malloc (sizeof (uint32_t) * im.width * im.height);
+      for (size_t ri = 0; ri < sizeof (radii) / sizeof (radii[0]); ri++) {
+        const int side = 2 * radii[ri] + 1, signed_weights = (ri + s) % 2;
+        double col[CC_MAX_SIDE], row[CC_MAX_SIDE], sum = 0.0;
+        float col_taps[CC_MAX_SIDE], row_taps[CC_MAX_SIDE];
+        const double max = bytes == 1 ? 255.0 : 65535.0;
+        const double offset = signed_weights ? floor (max / 2) : 0.0;
+        CcFilter f;
+        char what[160];
+
+        for (int i = 0; i < side; i++) {
+          col[i] = signed_weights ? 2.0 * ref_rng_uniform (rng) - 1.0 :
+              ref_rng_uniform (rng);
+          row[i] = ref_rng_uniform (rng) + 0.05;
+        }
+        for (int i = 0; i < side; i++)
+          for (int j = 0; j < side; j++)
+            sum += fabs (w[i * side + j] = col[i] * row[j]);
+        /* the divisor goes into the column factor, as the plugin does */
+        for (int i = 0; i < side; i++) {
+          col_taps[i] = (float) (col[i] / sum);
+          row_taps[i] = (float) row[i];
+        }
+        to_filter (w, NULL, side, sum, offset, taps, &f);
+        f.col_taps = col_taps;
+        f.row_taps = row_taps;
+        snprintf (what, sizeof (what), "separable %dx%d %d-bit radius %d %s",
+            im.width, im.height, 8 * bytes, radii[ri],
+            signed_weights ? "signed" : "positive");
+        check_all_borders (what, &im, w, NULL, side, sum, offset, &f, ref);
       }
       free (ref);
       image_clear (&im);
@@ -386,11 +479,13 @@ test_invalid_arguments (void)
   CcChannel good = { a, 8, 8, 8, 1, CC_SAMPLE_U8 };
   CcChannel out = { b, 8, 8, 8, 1, CC_SAMPLE_U8 };
   CcChannel null_data = good, narrow_pitch = good, other_size = out;
-  CcFilter too_wide = { CC_MAX_RADIUS + 1, CC_RESPONSE_LINEAR, 0, taps };
-  CcFilter mag_too_wide = { CC_MAX_MAGNITUDE_RADIUS + 1, CC_RESPONSE_MAGNITUDE,
-    0, taps
+  CcFilter too_wide = { CC_MAX_RADIUS + 1, CC_RESPONSE_LINEAR, 0, taps,
+    NULL, NULL
   };
-  CcFilter ok = { 0, CC_RESPONSE_LINEAR, 0, taps };
+  CcFilter mag_too_wide = { CC_MAX_MAGNITUDE_RADIUS + 1, CC_RESPONSE_MAGNITUDE,
+    0, taps, NULL, NULL
+  };
+  CcFilter ok = { 0, CC_RESPONSE_LINEAR, 0, taps, NULL, NULL };
   null_data.data = NULL;
   narrow_pitch.pitch = 4;
   other_size.width = 7;
@@ -403,21 +498,34 @@ test_invalid_arguments (void)
   out.data = d + 64;
   narrow_pitch.data = d;
   other_size.data = d + 64;
+  /* the filter is checked when it is uploaded; a slot keeps its last good
+   * upload */
 #define CONVOLVE(s, o, f, border) \
-  (int) cc_cuda_convolve (s, o, slot, (f)->radius, (f)->response, 0, border, \
-      CC_STRATEGY_TILED_HALO, 0)
+  (cc_cuda_upload_filter (slot, f, 0) \
+      || cc_cuda_convolve (s, o, slot, border, CC_STRATEGY_TILED_HALO, 0))
   expect_rejected ("upload radius 16", cc_cuda_upload_filter (slot,
           &too_wide, 0));
   expect_rejected ("upload slot out of range",
       cc_cuda_upload_filter (CC_CUDA_FILTER_SLOTS, &ok, 0));
-  expect_rejected ("unknown strategy", cc_cuda_convolve (&good, &out, slot, 0,
-          CC_RESPONSE_LINEAR, 0, CC_BORDER_CLAMP, (CcStrategy) 7, 0));
+  int fresh = cc_cuda_filter_slot_acquire ();
+  expect_rejected ("convolve with nothing uploaded", cc_cuda_convolve (&good,
+          &out, fresh, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, 0));
+  cc_cuda_filter_slot_release (fresh);
+  cc_cuda_upload_filter (slot, &ok, 0);
+  expect_rejected ("unknown strategy", cc_cuda_convolve (&good, &out, slot,
+          CC_BORDER_CLAMP, (CcStrategy) 7, 0));
+  expect_rejected ("separable strategy on a 2D filter",
+      cc_cuda_convolve (&good, &out, slot, CC_BORDER_CLAMP,
+          CC_STRATEGY_SEPARABLE, 0));
+  expect_rejected ("tuner without a result pointer",
+      cc_cuda_fastest_strategy (&good, &out, slot, CC_BORDER_CLAMP, 0, NULL,
+          NULL));
 #else
 #define CONVOLVE(s, o, f, border) cc_cpu_convolve (s, o, f, border, 1)
 #endif
   expect_rejected ("radius 16", CONVOLVE (&good, &out, &too_wide,
           CC_BORDER_CLAMP));
-  expect_rejected ("magnitude radius 11", CONVOLVE (&good, &out,
+  expect_rejected ("magnitude radius past the limit", CONVOLVE (&good, &out,
           &mag_too_wide, CC_BORDER_CLAMP));
   expect_rejected ("null data", CONVOLVE (&null_data, &out, &ok,
           CC_BORDER_CLAMP));
@@ -449,6 +557,7 @@ main (void)
 #endif
   ref_rng_seed (&rng, ref_test_seed ());
   test_sizes_radii_borders (&rng);
+  test_separable (&rng);
   test_interleaved (&rng);
   test_magnitude (&rng);
   test_fill (&rng);

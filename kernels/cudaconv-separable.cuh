@@ -1,0 +1,122 @@
+/* cudaconv: the separable path, for filters that are an outer product of a
+ * column and a row filter (gaussian, box, sobel-x/-y).
+ *
+ * One kernel, two passes through shared memory: the block loads its 64 x 64
+ * tile with its halo (as tiled-halo does), filters every row of it with the
+ * row factor into a second shared array (the tile's rows plus the r rows
+ * above and below), then filters the columns of that with the column factor
+ * into registers and stores. Neither pass touches global memory and nothing
+ * is rounded between them, so the result matches the 2D filter. 2(2r+1)
+ * multiply-adds per sample instead of (2r+1)^2.
+ *
+ * Row pass: a thread computes SEP_RUN consecutive outputs of one row from
+ * SEP_RUN + 2r samples read as 16-byte vectors. Consecutive lanes take
+ * consecutive rows, and both row pitches are 4 floats past a multiple of 8,
+ * so the eight lanes of each vector phase hit eight different bank groups. */
+#ifndef CUDACONV_SEPARABLE_CUH
+#define CUDACONV_SEPARABLE_CUH
+
+#include "cudaconv-device.cuh"
+
+#define SEP_RUN 8
+
+/* the smallest multiple of 4 >= n that is 4 more than a multiple of 8 */
+constexpr int
+sep_conflict_free_pitch (int n)
+{
+  return ((n + 3) / 4 * 4) % 8 == 0 ? (n + 3) / 4 * 4 + 4 : (n + 3) / 4 * 4;
+}
+
+template < int R > struct SepLayout {
+  static constexpr int IN_W = NS_TILE_W + 2 * R;
+  static constexpr int IN_H = NS_TILE_H + 2 * R;
+  static constexpr int IN_PITCH = sep_conflict_free_pitch (IN_W);
+  static constexpr int MID_PITCH = sep_conflict_free_pitch (NS_TILE_W);
+  static constexpr int RUN_WIN = (SEP_RUN + 2 * R + 3) / 4 * 4;
+  static constexpr int RUNS = NS_TILE_W / SEP_RUN;
+  static constexpr size_t BYTES = sizeof (float) * IN_H * (IN_PITCH +
+      MID_PITCH);
+  static_assert ((RUNS - 1) * SEP_RUN + RUN_WIN <= IN_PITCH,
+      "the last run's vector window stays inside its row");
+};
+
+template < typename T, int R >
+__global__ void __launch_bounds__ (NS_THREADS)
+conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
+    CcBorder border)
+{
+  typedef SepLayout < R > L;
+  constexpr int SIDE = 2 * R + 1;
+  constexpr int WIN = NS_ROWS + 2 * R;
+  extern __shared__ float4 shared_vec[];
+  float *tile = reinterpret_cast < float *>(shared_vec);
+  float *mid = tile + L::IN_H * L::IN_PITCH;
+  const int x0 = blockIdx.x * NS_TILE_W;
+  const int y0 = blockIdx.y * NS_TILE_H;
+  const int tid = threadIdx.y * NS_THREADS_X + threadIdx.x;
+
+  load_window < T, L::IN_W, L::IN_H, L::IN_PITCH, NS_THREADS > (tile, src,
+      x0 - R, y0 - R, border);
+
+  float wr[SIDE];
+#pragma unroll
+  for (int j = 0; j < SIDE; j++)
+    wr[j] = c_filters[slot][CC_SLOT_ROW_TAPS + j];
+  __syncthreads ();
+
+  for (int item = tid; item < L::IN_H * L::RUNS; item += NS_THREADS) {
+    const int run = item / L::IN_H, row = item - run * L::IN_H;
+    const float4 *in = reinterpret_cast < const float4 *>(tile +
+        row * L::IN_PITCH + run * SEP_RUN);
+    float win[L::RUN_WIN];
+#pragma unroll
+    for (int q = 0; q < L::RUN_WIN / 4; q++) {
+      const float4 v = in[q];
+      win[4 * q] = v.x;
+      win[4 * q + 1] = v.y;
+      win[4 * q + 2] = v.z;
+      win[4 * q + 3] = v.w;
+    }
+    float out[SEP_RUN];
+#pragma unroll
+    for (int p = 0; p < SEP_RUN; p++) {
+      float s = 0.0f;
+#pragma unroll
+      for (int j = 0; j < SIDE; j++)
+        s = fmaf (wr[j], win[p + j], s);
+      out[p] = s;
+    }
+    float4 *to = reinterpret_cast < float4 *>(mid + row * L::MID_PITCH +
+        run * SEP_RUN);
+#pragma unroll
+    for (int q = 0; q < SEP_RUN / 4; q++)
+      to[q] = make_float4 (out[4 * q], out[4 * q + 1], out[4 * q + 2],
+          out[4 * q + 3]);
+  }
+
+  float wc[SIDE];
+#pragma unroll
+  for (int i = 0; i < SIDE; i++)
+    wc[i] = c_filters[slot][CC_SLOT_COL_TAPS + i];
+  __syncthreads ();
+
+  const float *column = mid + threadIdx.y * NS_ROWS * L::MID_PITCH +
+      threadIdx.x;
+  float win[WIN];
+#pragma unroll
+  for (int m = 0; m < WIN; m++)
+    win[m] = column[m * L::MID_PITCH];
+  float acc[NS_ROWS];
+#pragma unroll
+  for (int k = 0; k < NS_ROWS; k++) {
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < SIDE; i++)
+      s = fmaf (wc[i], win[k + i], s);
+    acc[k] = s;
+  }
+  store_column < T, NS_ROWS > (dst, x0 + threadIdx.x,
+      y0 + threadIdx.y * NS_ROWS, acc, offset);
+}
+
+#endif /* CUDACONV_SEPARABLE_CUH */

@@ -1,0 +1,91 @@
+/* cudaconv: host registration cached on GstMemory (see the header). */
+#include <cuda_runtime_api.h>
+
+#include "cudaconv-host-register.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cudaconv_debug);
+#define GST_CAT_DEFAULT gst_cudaconv_debug
+
+/* After this many registrations the cache checks that buffers come back: a
+ * pool recycles a handful of buffers, so hits soon outnumber registrations
+ * several times over. */
+#define PROBATION 16
+#define MIN_HITS_PER_REGISTRATION 2
+
+typedef struct {
+  gpointer data;
+  gsize size;
+} Registration;
+
+static GQuark
+registration_quark (void)
+{
+  static GQuark quark;
+  if (!quark)
+    quark = g_quark_from_static_string ("cudaconv-host-registration");
+  return quark;
+}
+
+/* Runs when the memory is freed, before its bytes are. */
+static void
+registration_free (gpointer data)
+{
+  Registration *r = data;
+  cudaHostUnregister (r->data);
+  (void) cudaGetLastError ();
+  g_free (r);
+}
+
+void
+cudaconv_host_register_reset (CudaConvHostRegister * cache)
+{
+  cache->registrations = cache->hits = 0;
+  cache->given_up = FALSE;
+}
+
+gboolean
+cudaconv_host_register_frame (CudaConvHostRegister * cache,
+    const GstVideoFrame * frame)
+{
+  GstMemory *mem;
+  Registration *r;
+  const GstMapInfo *map = &frame->map[0];
+  cudaError_t status;
+
+  /* one memory per buffer: the mapping is then that memory's own bytes */
+  if (cache->given_up || gst_buffer_n_memory (frame->buffer) != 1)
+    return FALSE;
+  mem = gst_buffer_peek_memory (frame->buffer, 0);
+  r = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem),
+      registration_quark ());
+  if (r) {
+    /* a memory type whose mappings move cannot use the cached one */
+    if (r->data != map->data || r->size < map->size)
+      return FALSE;
+    cache->hits++;
+    return TRUE;
+  }
+
+  if (cache->registrations >= PROBATION
+      && cache->hits < MIN_HITS_PER_REGISTRATION * cache->registrations) {
+    GST_INFO ("input buffers are not recycled (%u registrations, %u reuses): "
+        "staging from now on", cache->registrations, cache->hits);
+    cache->given_up = TRUE;
+    return FALSE;
+  }
+  status = cudaHostRegister (map->data, map->size, cudaHostRegisterPortable);
+  if (status != cudaSuccess) {
+    (void) cudaGetLastError ();
+    GST_INFO ("cudaHostRegister of %" G_GSIZE_FORMAT " bytes failed (%s): "
+        "staging from now on", map->size, cudaGetErrorString (status));
+    cache->given_up = TRUE;
+    return FALSE;
+  }
+  r = g_new (Registration, 1);
+  r->data = map->data;
+  r->size = map->size;
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem),
+      registration_quark (), r, registration_free);
+  cache->registrations++;
+  return TRUE;
+}

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""cudaconv benchmark: the libraries a user would pick instead, per plane.
+
+Times one random 8-bit plane filtered with a (2r+1)^2 filter, border clamp
+(replicate), by
+  cupy        cupyx.scipy.ndimage.correlate(u8 plane, float32 weights,
+              mode='nearest'), u8 in and out, on the GPU
+  torch       torch.nn.functional.conv2d on the plane as float32 (padding by
+              replicate done beforehand, not timed), on the GPU
+  opencv      cv2.filter2D(u8, -1, weights, BORDER_REPLICATE) on the host
+  opencv-gauss  cv2.GaussianBlur with the same sigma, on the host (separable)
+GPU times: CUDA events, median of RUNS after WARMUP calls. Host times:
+perf_counter, median of HOST_RUNS after one call.
+
+Writes rows "peer,WxH,8,radius,name,milliseconds" to --csv and prints a
+table. A library that is missing or fails is reported and skipped.
+"""
+import argparse
+import statistics
+import sys
+import time
+
+RUNS = 31
+WARMUP = 5
+HOST_RUNS = 5
+
+
+def gaussian_sigma(radius):
+    # the element's sigma=0 rule, as in plugin/cudaconv-presets.c
+    return 0.3 * (radius - 1) + 0.8
+
+
+def time_gpu(fn, sync_event):
+    for _ in range(WARMUP):
+        fn()
+    times = []
+    for _ in range(RUNS):
+        start, stop = sync_event(), sync_event()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start_elapsed(start, stop))
+    return statistics.median(times)
+
+
+def start_elapsed(start, stop):
+    # cupy: cupy.cuda.get_elapsed_time; torch: start.elapsed_time(stop)
+    if hasattr(start, "elapsed_time"):
+        return start.elapsed_time(stop)
+    import cupy
+    return cupy.cuda.get_elapsed_time(start, stop)
+
+
+def time_host(fn):
+    fn()
+    times = []
+    for _ in range(HOST_RUNS):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--csv", help="append result rows to this file")
+    ap.add_argument("--sizes", default="3840x2160,1920x1080")
+    ap.add_argument("--radii", default="1,2,3,5,7,10,15")
+    ap.add_argument("--host-radii", default="1,2,7",
+                    help="radii for the (slow) host peers")
+    args = ap.parse_args()
+    import numpy as np
+
+    rows = []
+    rng = np.random.default_rng(12345)
+    sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
+    radii = [int(r) for r in args.radii.split(",")]
+    host_radii = [int(r) for r in args.host_radii.split(",")]
+
+    peers = {}
+    try:
+        import cupy
+        import cupyx.scipy.ndimage as ndi
+        peers["cupy"] = (cupy, ndi)
+    except Exception as e:  # noqa: BLE001 - report any import failure
+        print(f"cupy: not available ({e})")
+    try:
+        import torch
+        if torch.cuda.is_available():
+            peers["torch"] = torch
+        else:
+            print("torch: no CUDA device")
+    except Exception as e:  # noqa: BLE001
+        print(f"torch: not available ({e})")
+    try:
+        import cv2
+        cv2.setNumThreads(0)  # OpenCV's default: all cores
+        peers["opencv"] = cv2
+    except Exception as e:  # noqa: BLE001
+        print(f"opencv: not available ({e})")
+
+    print(f"\nPeers: one 8-bit plane, border replicate, milliseconds")
+    print(f"{'size':9} {'r':>3} {'cupy':>10} {'torch':>10} {'opencv':>10} "
+          f"{'cv-gauss':>10}")
+    for (w, h) in sizes:
+        plane = rng.integers(0, 256, size=(h, w), dtype=np.uint8)
+        for r in radii:
+            side = 2 * r + 1
+            weights = rng.random((side, side), dtype=np.float32) + 0.1
+            weights /= weights.sum()
+            got = {}
+            if "cupy" in peers:
+                cupy, ndi = peers["cupy"]
+                d_plane = cupy.asarray(plane)
+                d_w = cupy.asarray(weights)
+                out = cupy.empty_like(d_plane)
+                got["cupy"] = time_gpu(
+                    lambda: ndi.correlate(d_plane, d_w, output=out,
+                                          mode="nearest"),
+                    cupy.cuda.Event)
+            if "torch" in peers:
+                torch = peers["torch"]
+                x = torch.from_numpy(plane).cuda().float()[None, None]
+                x = torch.nn.functional.pad(x, (r, r, r, r), mode="replicate")
+                k = torch.from_numpy(weights).cuda()[None, None]
+                with torch.no_grad():
+                    got["torch"] = time_gpu(
+                        lambda: torch.nn.functional.conv2d(x, k),
+                        lambda: torch.cuda.Event(enable_timing=True))
+            if "opencv" in peers and r in host_radii:
+                cv2 = peers["opencv"]
+                got["opencv"] = time_host(lambda: cv2.filter2D(
+                    plane, -1, weights, borderType=cv2.BORDER_REPLICATE))
+                s = gaussian_sigma(r)
+                got["opencv-gauss"] = time_host(lambda: cv2.GaussianBlur(
+                    plane, (side, side), s, borderType=cv2.BORDER_REPLICATE))
+            for name, ms in got.items():
+                rows.append(f"peer,{w}x{h},8,{r},{name},{ms:.6f}")
+            cells = [f"{got[n]:10.4f}" if n in got else f"{'-':>10}"
+                     for n in ("cupy", "torch", "opencv", "opencv-gauss")]
+            print(f"{w}x{h:<4} {r:3d} " + " ".join(cells), flush=True)
+    if args.csv:
+        with open(args.csv, "a") as f:
+            f.write("\n".join(rows) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
