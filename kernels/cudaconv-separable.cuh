@@ -40,6 +40,23 @@ template < int R > struct SepLayout {
       "the last run's vector window stays inside its row");
 };
 
+/* out[p] = sum_j taps[j] * win[p + j]: one 1D pass over a window held in
+ * registers, the same for the row and the column pass. */
+template < int SIDE, int N, int WIN > __device__ __forceinline__ void
+correlate_window (const float (&taps)[SIDE], const float (&win)[WIN],
+    float (&out)[N])
+{
+  static_assert (N + SIDE - 1 <= WIN, "the window covers every output");
+#pragma unroll
+  for (int p = 0; p < N; p++) {
+    float s = 0.0f;
+#pragma unroll
+    for (int j = 0; j < SIDE; j++)
+      s = fmaf (taps[j], win[p + j], s);
+    out[p] = s;
+  }
+}
+
 template < typename T, int R >
 __global__ void __launch_bounds__ (NS_THREADS)
 conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
@@ -78,14 +95,7 @@ conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
       win[4 * q + 3] = v.w;
     }
     float out[SEP_RUN];
-#pragma unroll
-    for (int p = 0; p < SEP_RUN; p++) {
-      float s = 0.0f;
-#pragma unroll
-      for (int j = 0; j < SIDE; j++)
-        s = fmaf (wr[j], win[p + j], s);
-      out[p] = s;
-    }
+    correlate_window (wr, win, out);
     float4 *to = reinterpret_cast < float4 *>(mid + row * L::MID_PITCH +
         run * SEP_RUN);
 #pragma unroll
@@ -107,14 +117,7 @@ conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   for (int m = 0; m < WIN; m++)
     win[m] = column[m * L::MID_PITCH];
   float acc[NS_ROWS];
-#pragma unroll
-  for (int k = 0; k < NS_ROWS; k++) {
-    float s = 0.0f;
-#pragma unroll
-    for (int i = 0; i < SIDE; i++)
-      s = fmaf (wc[i], win[k + i], s);
-    acc[k] = s;
-  }
+  correlate_window (wc, win, acc);
   store_column < T, NS_ROWS > (dst, x0 + threadIdx.x,
       y0 + threadIdx.y * NS_ROWS, acc, offset);
 }

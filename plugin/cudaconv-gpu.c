@@ -488,12 +488,18 @@ release_slot (FrameSlot * slot, gboolean keep_output)
   return out;
 }
 
+static void
+advance_oldest (CudaConvGpu * gpu)
+{
+  gpu->oldest = (gpu->oldest + 1) % gpu->depth;
+  gpu->in_flight--;
+}
+
 static gboolean
 start_frame (CudaConvGpu * gpu, gboolean owns_frames,
     const CudaConvPlan * plan, const CudaConvFilter * filter,
     guint filter_cookie, CcBorder border, CudaConvGpuStrategy strategy,
-    GstVideoFrame * in, GstVideoFrame * out, FrameSlot ** started,
-    GError ** error)
+    GstVideoFrame * in, GstVideoFrame * out, GError ** error)
 {
   FrameSlot *slot;
 
@@ -513,7 +519,6 @@ start_frame (CudaConvGpu * gpu, gboolean owns_frames,
     return FALSE;
   }
   gpu->in_flight++;
-  *started = slot;
   return TRUE;
 }
 
@@ -523,23 +528,16 @@ cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
     CudaConvGpuStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
     GError ** error)
 {
-  FrameSlot *slot;
-  gboolean ok;
+  GstBuffer *none;
 
-  /* frames queued by submit come out first, in order */
+  /* frames queued by submit come out first, in order; with none in flight
+   * this frame is the oldest, and a slot that does not own its frames hands
+   * back no buffer */
   g_return_val_if_fail (gpu->in_flight == 0, FALSE);
   if (!start_frame (gpu, FALSE, plan, filter, filter_cookie, border, strategy,
-          in, out, &slot, error))
+          in, out, error))
     return FALSE;
-  ok = complete_slot (gpu, slot, error);
-  if (!ok) {
-    cudaStreamSynchronize (slot->stream);
-    (void) cudaGetLastError ();
-  }
-  release_slot (slot, FALSE);
-  gpu->oldest = (gpu->oldest + 1) % gpu->depth;
-  gpu->in_flight--;
-  return ok;
+  return cudaconv_gpu_finish_oldest (gpu, &none, error);
 }
 
 gboolean
@@ -548,9 +546,8 @@ cudaconv_gpu_submit (CudaConvGpu * gpu, const CudaConvPlan * plan,
     CudaConvGpuStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
     GError ** error)
 {
-  FrameSlot *slot;
   return start_frame (gpu, TRUE, plan, filter, filter_cookie, border,
-      strategy, in, out, &slot, error);
+      strategy, in, out, error);
 }
 
 gboolean
@@ -569,8 +566,7 @@ cudaconv_gpu_finish_oldest (CudaConvGpu * gpu, GstBuffer ** out,
     (void) cudaGetLastError ();
   }
   *out = release_slot (slot, ok);
-  gpu->oldest = (gpu->oldest + 1) % gpu->depth;
-  gpu->in_flight--;
+  advance_oldest (gpu);
   return ok;
 }
 
@@ -581,8 +577,7 @@ cudaconv_gpu_discard (CudaConvGpu * gpu)
     FrameSlot *slot = &gpu->slots[gpu->oldest];
     cudaStreamSynchronize (slot->stream);
     release_slot (slot, FALSE);
-    gpu->oldest = (gpu->oldest + 1) % gpu->depth;
-    gpu->in_flight--;
+    advance_oldest (gpu);
   }
   (void) cudaGetLastError ();
 }

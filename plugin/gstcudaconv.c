@@ -717,6 +717,17 @@ overlapping (GstCudaConv * self)
       && !gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (self));
 }
 
+/* Drops the frames in flight after the GPU failed and says why. */
+static GstFlowReturn
+gpu_failed (GstCudaConv * self, GError * err)
+{
+  cudaconv_gpu_discard (self->gpu);
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA backend failed: %s",
+          err->message), (NULL));
+  g_error_free (err);
+  return GST_FLOW_ERROR;
+}
+
 /* Pushes every frame still in flight, oldest first. */
 static GstFlowReturn
 drain (GstCudaConv * self)
@@ -737,13 +748,7 @@ drain (GstCudaConv * self)
 
   /* ERRORS */
 process_failed:
-  {
-    cudaconv_gpu_discard (self->gpu);
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA backend failed: %s",
-            err->message), (NULL));
-    g_error_free (err);
-    return GST_FLOW_ERROR;
-  }
+  return gpu_failed (self, err);
 }
 
 /* With async-depth > 1 on the CUDA backend, frames are queued on the GPU and
@@ -815,13 +820,7 @@ map_failed:
     return GST_FLOW_ERROR;
   }
 process_failed:
-  {
-    cudaconv_gpu_discard (self->gpu);
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA backend failed: %s",
-            err->message), (NULL));
-    g_error_free (err);
-    return GST_FLOW_ERROR;
-  }
+  return gpu_failed (self, err);
 }
 
 /* Frames in flight leave before anything that follows them in the stream

@@ -278,23 +278,73 @@ to_filter (const double *w, const double *w2, int side, double divisor,
   f->col_taps = f->row_taps = NULL;
 }
 
+/* One test case's filter: weights w (for the reference), divisor and
+ * offset, and the back ends' filter f, whose arrays live in the Filters. */
+typedef struct {
+  double w[CC_MAX_TAPS];
+  double divisor, offset;
+  float taps[CC_MAX_TAPS], col_taps[CC_MAX_SIDE], row_taps[CC_MAX_SIDE];
+  CcFilter f;
+} Filters;
+
+typedef void (*MakeFilters) (RefRng * rng, int side, int signed_weights,
+    double max, Filters * out);
+
+/* Random weights, positive or signed, as a 2D filter. */
 static void
-test_sizes_radii_borders (RefRng * rng)
+random_filters (RefRng * rng, int side, int signed_weights, double max,
+    Filters * out)
 {
-  static const int sizes[][2] = { {1, 1}, {2, 3}, {31, 17}, {33, 33},
-  {1920, 1080}, {4097, 7}
-  };
+  random_weights (rng, side, signed_weights, out->w, &out->divisor,
+      &out->offset, max);
+  to_filter (out->w, NULL, side, out->divisor, out->offset, out->taps,
+      &out->f);
+}
+
+/* An outer product of random column and row factors, with the factors. */
+static void
+separable_filters (RefRng * rng, int side, int signed_weights, double max,
+    Filters * out)
+{
+  double col[CC_MAX_SIDE], row[CC_MAX_SIDE], sum = 0.0;
+
+  for (int i = 0; i < side; i++) {
+    col[i] = signed_weights ? 2.0 * ref_rng_uniform (rng) - 1.0 :
+        ref_rng_uniform (rng);
+    row[i] = ref_rng_uniform (rng) + 0.05;
+  }
+  for (int i = 0; i < side; i++)
+    for (int j = 0; j < side; j++)
+      sum += fabs (out->w[i * side + j] = col[i] * row[j]);
+  /* the divisor goes into the column factor, as the plugin does */
+  for (int i = 0; i < side; i++) {
+    out->col_taps[i] = (float) (col[i] / sum);
+    out->row_taps[i] = (float) row[i];
+  }
+  out->divisor = sum;
+  out->offset = signed_weights ? floor (max / 2) : 0.0;
+  to_filter (out->w, NULL, side, out->divisor, out->offset, out->taps,
+      &out->f);
+  out->f.col_taps = out->col_taps;
+  out->f.row_taps = out->row_taps;
+}
+
+/* Every radius on random 8- and 16-bit planes of every size, the filter
+ * made by make, under every border policy. */
+static void
+check_sizes_and_radii (RefRng * rng, const int (*sizes)[2], size_t n_sizes,
+    const char *kind, MakeFilters make)
+{
   static const int radii[] = { 1, 2, 3, 7, 15 };
-  static double w[CC_MAX_TAPS];
-  static float taps[CC_MAX_TAPS];
+  static Filters filters;
 
   /* compute-sanitizer runs kernels far slower: CUDACONV_TEST_QUICK=1 skips
    * the full-HD plane, which no other size is needed to cover */
   const int quick = getenv ("CUDACONV_TEST_QUICK") != NULL;
 
-  for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++) {
+  for (size_t s = 0; s < n_sizes; s++) {
     if (quick && sizes[s][0] * sizes[s][1] > 100000) {
-      printf ("quick: %dx%d skipped\n", sizes[s][0], sizes[s][1]);
+      printf ("quick: %s %dx%d skipped\n", kind, sizes[s][0], sizes[s][1]);
       continue;
     }
     for (int bytes = 1; bytes <= 2; bytes++) {
@@ -304,22 +354,30 @@ test_sizes_radii_borders (RefRng * rng)
       ref = malloc (sizeof (uint32_t) * im.width * im.height);
       for (size_t ri = 0; ri < sizeof (radii) / sizeof (radii[0]); ri++) {
         int side = 2 * radii[ri] + 1, signed_weights = (ri + s) % 2;
-        double divisor, offset;
-        CcFilter f;
         char what[160];
 
-        random_weights (rng, side, signed_weights, w, &divisor, &offset,
-            bytes == 1 ? 255.0 : 65535.0);
-        to_filter (w, NULL, side, divisor, offset, taps, &f);
-        snprintf (what, sizeof (what), "%dx%d %d-bit radius %d %s weights",
-            im.width, im.height, 8 * bytes, radii[ri],
+        make (rng, side, signed_weights, bytes == 1 ? 255.0 : 65535.0,
+            &filters);
+        snprintf (what, sizeof (what), "%s %dx%d %d-bit radius %d %s "
+            "weights", kind, im.width, im.height, 8 * bytes, radii[ri],
             signed_weights ? "signed" : "positive");
-        check_all_borders (what, &im, w, NULL, side, divisor, offset, &f, ref);
+        check_all_borders (what, &im, filters.w, NULL, side, filters.divisor,
+            filters.offset, &filters.f, ref);
       }
       free (ref);
       image_clear (&im);
     }
   }
+}
+
+static void
+test_sizes_radii_borders (RefRng * rng)
+{
+  static const int sizes[][2] = { {1, 1}, {2, 3}, {31, 17}, {33, 33},
+  {1920, 1080}, {4097, 7}
+  };
+  check_sizes_and_radii (rng, sizes, sizeof (sizes) / sizeof (sizes[0]),
+      "2D", random_filters);
 }
 
 /* Filters that are outer products, with their factors: the 2D variants run
@@ -331,53 +389,8 @@ test_separable (RefRng * rng)
   static const int sizes[][2] = { {1, 1}, {2, 3}, {31, 17}, {67, 130},
   {1920, 1080}, {4097, 7}
   };
-  static const int radii[] = { 1, 2, 3, 7, 15 };
-  static double w[CC_MAX_TAPS];
-  static float taps[CC_MAX_TAPS];
-  const int quick = getenv ("CUDACONV_TEST_QUICK") != NULL;
-
-  for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++) {
-    if (quick && sizes[s][0] * sizes[s][1] > 100000)
-      continue;
-    for (int bytes = 1; bytes <= 2; bytes++) {
-      Image im;
-      uint32_t *ref;
-      image_init (&im, rng, sizes[s][0], sizes[s][1], bytes, 1, 0);
-      ref = malloc (sizeof (uint32_t) * im.width * im.height);
-      for (size_t ri = 0; ri < sizeof (radii) / sizeof (radii[0]); ri++) {
-        const int side = 2 * radii[ri] + 1, signed_weights = (ri + s) % 2;
-        double col[CC_MAX_SIDE], row[CC_MAX_SIDE], sum = 0.0;
-        float col_taps[CC_MAX_SIDE], row_taps[CC_MAX_SIDE];
-        const double max = bytes == 1 ? 255.0 : 65535.0;
-        const double offset = signed_weights ? floor (max / 2) : 0.0;
-        CcFilter f;
-        char what[160];
-
-        for (int i = 0; i < side; i++) {
-          col[i] = signed_weights ? 2.0 * ref_rng_uniform (rng) - 1.0 :
-              ref_rng_uniform (rng);
-          row[i] = ref_rng_uniform (rng) + 0.05;
-        }
-        for (int i = 0; i < side; i++)
-          for (int j = 0; j < side; j++)
-            sum += fabs (w[i * side + j] = col[i] * row[j]);
-        /* the divisor goes into the column factor, as the plugin does */
-        for (int i = 0; i < side; i++) {
-          col_taps[i] = (float) (col[i] / sum);
-          row_taps[i] = (float) row[i];
-        }
-        to_filter (w, NULL, side, sum, offset, taps, &f);
-        f.col_taps = col_taps;
-        f.row_taps = row_taps;
-        snprintf (what, sizeof (what), "separable %dx%d %d-bit radius %d %s",
-            im.width, im.height, 8 * bytes, radii[ri],
-            signed_weights ? "signed" : "positive");
-        check_all_borders (what, &im, w, NULL, side, sum, offset, &f, ref);
-      }
-      free (ref);
-      image_clear (&im);
-    }
-  }
+  check_sizes_and_radii (rng, sizes, sizeof (sizes) / sizeof (sizes[0]),
+      "separable", separable_filters);
 }
 
 /* Packed layouts (RGB, RGBA, NV12's UV): one channel among others, which
