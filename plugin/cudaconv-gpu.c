@@ -30,6 +30,9 @@ typedef struct {
 typedef struct {
   cudaStream_t stream;
   cudaEvent_t done;
+  /* whole frames in the layout of the negotiated caps, which the planes
+   * point into (NULL: planes allocated one by one, pitched) */
+  guint8 *frame_in, *frame_out;
   DevicePlane planes[GST_VIDEO_MAX_PLANES];
   guint8 *staging_in, *staging_out;     /* pinned, all planes back to back */
   /* the frame in flight */
@@ -63,6 +66,7 @@ struct _CudaConvGpu {
   GstAllocator *allocator;
 
   GstVideoInfo info;
+  gboolean frame_layout;        /* slots hold frame_in / frame_out */
   guint n_planes;
   guint depth;
   FrameSlot slots[CUDACONV_GPU_MAX_DEPTH];
@@ -82,9 +86,14 @@ release_slots (CudaConvGpu * gpu)
 {
   for (guint s = 0; s < CUDACONV_GPU_MAX_DEPTH; s++) {
     FrameSlot *slot = &gpu->slots[s];
-    for (guint p = 0; p < gpu->n_planes; p++) {
-      cudaFree (slot->planes[p].in);
-      cudaFree (slot->planes[p].out);
+    if (slot->frame_in || slot->frame_out) {
+      cudaFree (slot->frame_in);
+      cudaFree (slot->frame_out);
+    } else {
+      for (guint p = 0; p < gpu->n_planes; p++) {
+        cudaFree (slot->planes[p].in);
+        cudaFree (slot->planes[p].out);
+      }
     }
     cudaFreeHost (slot->staging_in);
     cudaFreeHost (slot->staging_out);
@@ -223,6 +232,15 @@ cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
   gpu->n_planes = layout.n_planes;
   for (guint p = 0; p < layout.n_planes; p++)
     staging_size += layout.planes[p].row_bytes * layout.planes[p].rows;
+  /* Device frames laid out like the host's let a frame travel as one copy
+   * each way instead of one per plane (fewer, larger DMA transfers and
+   * fewer calls per frame). Planes must stay 16-byte aligned, which the
+   * kernels' vector loads need; other layouts keep pitched planes. */
+  gpu->frame_layout = TRUE;
+  for (guint p = 0; p < layout.n_planes; p++)
+    if ((GST_VIDEO_INFO_PLANE_OFFSET (info, p) |
+            GST_VIDEO_INFO_PLANE_STRIDE (info, p)) & 15)
+      gpu->frame_layout = FALSE;
   for (guint s = 0; s < depth; s++) {
     FrameSlot *slot = &gpu->slots[s];
     gsize offset = 0;
@@ -237,15 +255,30 @@ cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
         || !CUDACONV_CHECK (cudaHostAlloc ((void **) &slot->staging_out,
                 staging_size, cudaHostAllocDefault), error))
       goto failed;
+    if (gpu->frame_layout
+        && (!CUDACONV_CHECK (cudaMalloc ((void **) &slot->frame_in,
+                    GST_VIDEO_INFO_SIZE (info)), error)
+            || !CUDACONV_CHECK (cudaMalloc ((void **) &slot->frame_out,
+                    GST_VIDEO_INFO_SIZE (info)), error)
+            /* row padding and gaps between planes, which no kernel
+             * writes, go out as zeros with the whole frame */
+            || !CUDACONV_CHECK (cudaMemset (slot->frame_out, 0,
+                    GST_VIDEO_INFO_SIZE (info)), error)))
+      goto failed;
     for (guint p = 0; p < layout.n_planes; p++) {
       DevicePlane *dp = &slot->planes[p];
       const CudaConvPlanePlan *pp = &layout.planes[p];
 
-      if (!CUDACONV_CHECK (cudaMallocPitch (&dp->in, &dp->in_pitch,
+      if (gpu->frame_layout) {
+        dp->in = slot->frame_in + GST_VIDEO_INFO_PLANE_OFFSET (info, p);
+        dp->out = slot->frame_out + GST_VIDEO_INFO_PLANE_OFFSET (info, p);
+        dp->in_pitch = dp->out_pitch = GST_VIDEO_INFO_PLANE_STRIDE (info, p);
+      } else if (!CUDACONV_CHECK (cudaMallocPitch (&dp->in, &dp->in_pitch,
                   pp->row_bytes, pp->rows), error)
           || !CUDACONV_CHECK (cudaMallocPitch (&dp->out, &dp->out_pitch,
-                  pp->row_bytes, pp->rows), error))
+                  pp->row_bytes, pp->rows), error)) {
         goto failed;
+      }
       dp->staging_offset = offset;
       offset += pp->row_bytes * pp->rows;
     }
@@ -382,6 +415,25 @@ upload_filter (CudaConvGpu * gpu, FrameSlot * slot,
   return TRUE;
 }
 
+/* Whether frame is one block of memory laid out as the negotiated caps
+ * say, so that it can be copied whole into the slot's device frame. */
+static gboolean
+frame_is_whole (const CudaConvGpu * gpu, const GstVideoFrame * frame)
+{
+  const guint8 *base = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
+
+  if (gst_buffer_n_memory (frame->buffer) != 1)
+    return FALSE;
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++)
+    if (GST_VIDEO_FRAME_PLANE_STRIDE (frame, p) !=
+        GST_VIDEO_INFO_PLANE_STRIDE (&gpu->info, p)
+        || (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, p) - base !=
+        (gssize) (GST_VIDEO_INFO_PLANE_OFFSET (&gpu->info, p) -
+            GST_VIDEO_INFO_PLANE_OFFSET (&gpu->info, 0)))
+      return FALSE;
+  return TRUE;
+}
+
 /* Queues the frame in slot on its stream. */
 static gboolean
 enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
@@ -394,6 +446,11 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
       || (gpu->host_register
       && cudaconv_host_register_frame (&gpu->registered, in));
   const gboolean out_direct = cudaconv_buffer_is_pinned (out->buffer);
+  /* bytes from the first plane's first byte to the frame's end */
+  const gsize frame_bytes = GST_VIDEO_INFO_SIZE (&gpu->info) -
+      GST_VIDEO_INFO_PLANE_OFFSET (&gpu->info, 0);
+  gboolean whole = gpu->frame_layout && in_direct && out_direct
+      && frame_is_whole (gpu, in) && frame_is_whole (gpu, out);
   gint largest = 0;
 
   if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))
@@ -402,7 +459,15 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
       && !upload_filter (gpu, slot, filter, filter_cookie, error))
     return FALSE;
 
+  /* whole-frame copies carry every plane, so each must be written */
+  for (guint p = 0; p < plan->n_planes; p++)
+    if (!plan->planes[p].process)
+      whole = FALSE;
   slot->out_staged = !out_direct;
+  if (whole && !CUDACONV_CHECK (cudaMemcpyAsync (slot->planes[0].in,
+              GST_VIDEO_FRAME_PLANE_DATA (in, 0), frame_bytes,
+              cudaMemcpyHostToDevice, slot->stream), error))
+    return FALSE;
   for (guint p = 0; p < plan->n_planes; p++) {
     const CudaConvPlanePlan *pp = &plan->planes[p];
     const DevicePlane *dp = &slot->planes[p];
@@ -417,9 +482,9 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
       src = slot->staging_in + dp->staging_offset;
       src_pitch = pp->row_bytes;
     }
-    if (!CUDACONV_CHECK (cudaMemcpy2DAsync (dp->in, dp->in_pitch, src,
-                src_pitch, pp->row_bytes, pp->rows, cudaMemcpyHostToDevice,
-                slot->stream), error))
+    if (!whole && !CUDACONV_CHECK (cudaMemcpy2DAsync (dp->in, dp->in_pitch,
+                src, src_pitch, pp->row_bytes, pp->rows,
+                cudaMemcpyHostToDevice, slot->stream), error))
       return FALSE;
     if (pp->copy_first
         && !CUDACONV_CHECK (cudaMemcpy2DAsync (dp->out, dp->out_pitch, dp->in,
@@ -429,7 +494,9 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
     if (!run_plane_kernels (gpu, slot, p, filter, border, strategy, &largest,
             error))
       return FALSE;
-    if (out_direct) {
+    if (whole) {
+      continue;
+    } else if (out_direct) {
       if (!CUDACONV_CHECK (cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA (out,
                       p), GST_VIDEO_FRAME_PLANE_STRIDE (out, p), dp->out,
                   dp->out_pitch, pp->row_bytes, pp->rows,
@@ -442,6 +509,10 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
       return FALSE;
     }
   }
+  if (whole && !CUDACONV_CHECK (cudaMemcpyAsync (GST_VIDEO_FRAME_PLANE_DATA
+              (out, 0), slot->planes[0].out, frame_bytes,
+              cudaMemcpyDeviceToHost, slot->stream), error))
+    return FALSE;
   if (!CUDACONV_CHECK (cudaEventRecord (slot->done, slot->stream), error))
     return FALSE;
 

@@ -557,10 +557,14 @@ gst_cudaconv_propose_allocation (GstBaseTransform * trans,
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
   if (gst_query_get_n_allocation_pools (query) == 0) {
+    /* up to async-depth input frames stay mapped while the GPU copies them,
+     * and one more is being filled: allocated up front, no pinned allocation
+     * (a millisecond each) happens while streaming */
+    const guint held = self->depth + 1;
     GstBufferPool *pool = cudaconv_gpu_new_pool (self->gpu, caps, info.size,
-        0, 0);
+        held, 0);
     if (pool) {
-      gst_query_add_allocation_pool (query, pool, info.size, 0, 0);
+      gst_query_add_allocation_pool (query, pool, info.size, held, 0);
       gst_object_unref (pool);
     }
   }
@@ -594,6 +598,12 @@ gst_cudaconv_decide_allocation (GstBaseTransform * trans, GstQuery * query)
       GstAllocationParams params;
 
       size = MAX (size, info.size);
+      /* async-depth output frames in flight plus the one downstream keeps
+       * (a sink's last sample), allocated when the pool starts rather than
+       * one pinned allocation per frame in the first frames */
+      min += self->depth + 1;
+      if (max != 0 && max < min)
+        max = min;
       pinned = cudaconv_gpu_new_pool (self->gpu, caps, size, min, max);
       if (pinned) {
         gst_allocation_params_init (&params);

@@ -11,6 +11,12 @@ set -uo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 csv=${CUDACONV_BENCH_CSV:-$PWD/bench.csv}
+# the GPU machine has no GStreamer but the bundle (../shared/device/README.md)
+if ! command -v gst-inspect-1.0 >/dev/null && [ -f "$here/../.gst/env.sh" ]; then
+  # shellcheck disable=SC1091
+  source "$here/../.gst/env.sh"
+fi
+export GST_PLUGIN_PATH_1_0=${GST_PLUGIN_PATH_1_0:-$(cd "$build" && pwd)/plugin}
 : >"$csv"
 status=0
 date -u +"run at %Y-%m-%dT%H:%M:%SZ"

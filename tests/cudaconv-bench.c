@@ -282,7 +282,6 @@ typedef struct {
   GstVideoInfo info;
   GstBuffer *foreign[FOREIGN_BUFFERS];
   GstBufferPool *pool;
-  GHashTable *filled;           /* pool memories already filled */
   int frames;
 } Feeder;
 
@@ -299,6 +298,12 @@ fill_random (GstBuffer * buf)
   gst_buffer_unmap (buf, &map);
 }
 
+/* Buffers the feeder's pool holds, as a decoder's would: a fixed set,
+ * allocated and filled before the clock starts, and acquiring blocks while
+ * all are downstream. An unbounded pool let appsrc's queue run ahead and
+ * allocate (and fill) pinned buffers while the clock ran. */
+#define POOL_BUFFERS 8
+
 /* The pool cudaconv proposes upstream: pinned memory it copies by DMA. */
 static GstBufferPool *
 proposed_pool (Feeder * f)
@@ -307,16 +312,31 @@ proposed_pool (Feeder * f)
   GstCaps *caps = gst_video_info_to_caps (&f->info);
   GstQuery *query = gst_query_new_allocation (caps, TRUE);
   GstBufferPool *pool = NULL;
+  guint min = 0;
 
   if (gst_pad_peer_query (pad, query)
       && gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, &min, NULL);
   if (pool) {
     GstStructure *config = gst_buffer_pool_get_config (pool);
-    gst_buffer_pool_config_set_params (config, caps, f->info.size, 0, 0);
+    const guint n = MAX (min, POOL_BUFFERS);
+    GstBuffer *bufs[64];
+    gst_buffer_pool_config_set_params (config, caps, f->info.size, n, n);
     if (!gst_buffer_pool_set_config (pool, config)
         || !gst_buffer_pool_set_active (pool, TRUE))
       gst_clear_object (&pool);
+    /* every buffer holds a random picture before the first is sent */
+    guint got = 0;
+    while (pool && got < MIN (n, G_N_ELEMENTS (bufs))
+        && gst_buffer_pool_acquire_buffer (pool, &bufs[got], NULL) ==
+        GST_FLOW_OK)
+      fill_random (bufs[got++]);
+    for (guint k = 0; k < got; k++)
+      gst_buffer_unref (bufs[k]);
+    if (pool && got < MIN (n, G_N_ELEMENTS (bufs))) {
+      gst_buffer_pool_set_active (pool, FALSE);
+      gst_clear_object (&pool);
+    }
   }
   gst_query_unref (query);
   gst_caps_unref (caps);
@@ -343,12 +363,6 @@ feed (gpointer data)
     if (f->pool) {
       if (gst_buffer_pool_acquire_buffer (f->pool, &buf, NULL) != GST_FLOW_OK)
         break;
-      GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-      /* a recycled buffer still holds its picture: fill each one once */
-      if (!g_hash_table_contains (f->filled, mem)) {
-        fill_random (buf);
-        g_hash_table_add (f->filled, mem);
-      }
     } else {
       buf = gst_buffer_ref (f->foreign[i % FOREIGN_BUFFERS]);
     }
@@ -400,7 +414,6 @@ pipeline_fps (const char *middle, const char *format, int w, int h,
   gst_caps_unref (caps);
   feeder.src = GST_APP_SRC (src);
   feeder.mode = mode;
-  feeder.filled = g_hash_table_new (NULL, NULL);
   for (int k = 0; k < FOREIGN_BUFFERS; k++) {
     feeder.foreign[k] = gst_buffer_new_allocate (NULL, feeder.info.size, NULL);
     fill_random (feeder.foreign[k]);
@@ -443,7 +456,6 @@ pipeline_fps (const char *middle, const char *format, int w, int h,
     gst_buffer_pool_set_active (feeder.pool, FALSE);
     gst_object_unref (feeder.pool);
   }
-  g_hash_table_unref (feeder.filled);
   for (int k = 0; k < FOREIGN_BUFFERS; k++)
     gst_buffer_unref (feeder.foreign[k]);
   gst_object_unref (bus);
