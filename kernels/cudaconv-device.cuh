@@ -42,13 +42,25 @@ struct ChannelArgs {
   int width, height;
 };
 
-/* An integer sample v < 2^23 as a float: v in the mantissa of 2^23, minus
- * 2^23. A logic op and an add, both full rate, where a conversion
- * instruction runs at a quarter of it. */
+/* Integer samples become floats through 2^23: with the bits of 2^23 in
+ * the exponent, a sample v < 2^23 in the mantissa reads as 2^23 + v, and
+ * subtracting 2^23 leaves v exactly. A logic op (or byte permute) and an
+ * add, both full rate, where a conversion instruction runs at a quarter of
+ * it. */
+#define CC_TWO_POW_23_BITS 0x4B000000u
+#define CC_TWO_POW_23 8388608.0f
+
+/* bits: CC_TWO_POW_23_BITS with the sample in the low mantissa bits */
+__device__ __forceinline__ float
+biased_sample_to_float (unsigned bits)
+{
+  return __uint_as_float (bits) - CC_TWO_POW_23;
+}
+
 __device__ __forceinline__ float
 sample_to_float (unsigned v)
 {
-  return __uint_as_float (0x4B000000u | v) - 8388608.0f;
+  return biased_sample_to_float (CC_TWO_POW_23_BITS | v);
 }
 
 /* floor(v + 0.5) saturated to the sample's range, in the low bits of the
@@ -58,7 +70,7 @@ template < typename T > __device__ __forceinline__ unsigned
 round_sample (float v)
 {
   const float t = fminf (fmaxf (v + 0.5f, 0.0f), SampleTraits < T >::max);
-  return __float_as_uint (__fadd_rd (t, 8388608.0f));
+  return __float_as_uint (__fadd_rd (t, CC_TWO_POW_23));
 }
 
 template < typename T > __device__ __forceinline__ float
@@ -102,8 +114,8 @@ store_column (const ChannelArgs & dst, int x, int y, const float (&v)[ROWS],
 }
 
 /* Sample e of a 16-byte chunk as a float; e is a compile-time constant
- * after unrolling, so this is one byte permute that builds 2^23 + sample
- * and one add. */
+ * after unrolling, so this is one byte permute that puts the sample's bytes
+ * under the exponent of 2^23, and one add. */
 template < typename T > __device__ __forceinline__ float
 chunk_sample (const uint4 & v, int e)
 {
@@ -113,8 +125,8 @@ chunk_sample (const uint4 & v, int e)
       word_index == 2 ? v.z : v.w;
   const unsigned selector = sizeof (T) == 1 ? 0x7540u | in_word :
       0x7500u | (2 * in_word) | ((2 * in_word + 1) << 4);
-  return __uint_as_float (__byte_perm (word, 0x4B000000u, selector)) -
-      8388608.0f;
+  return biased_sample_to_float (__byte_perm (word, CC_TWO_POW_23_BITS,
+          selector));
 }
 
 /* Loads the W x H window whose top-left sample is (x0, y0) into shared

@@ -416,7 +416,7 @@ upload_filter (CudaConvGpu * gpu, FrameSlot * slot,
 }
 
 /* Whether frame is one block of memory laid out as the negotiated caps
- * say, so that it can be copied whole into the slot's device frame. */
+ * say, so that it can be copied whole into or out of a device frame. */
 static gboolean
 frame_is_whole (const CudaConvGpu * gpu, const GstVideoFrame * frame)
 {
@@ -430,6 +430,22 @@ frame_is_whole (const CudaConvGpu * gpu, const GstVideoFrame * frame)
         || (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, p) - base !=
         (gssize) (GST_VIDEO_INFO_PLANE_OFFSET (&gpu->info, p) -
             GST_VIDEO_INFO_PLANE_OFFSET (&gpu->info, 0)))
+      return FALSE;
+  return TRUE;
+}
+
+/* Whether the slot's frame can travel as one copy each way: device frames
+ * exist, both frames are copied by DMA and laid out as the caps say, and
+ * every plane is written on the device (the copy back carries them all). */
+static gboolean
+copies_whole_frames (const CudaConvGpu * gpu, const FrameSlot * slot,
+    gboolean in_direct, gboolean out_direct)
+{
+  if (!gpu->frame_layout || !in_direct || !out_direct
+      || !frame_is_whole (gpu, &slot->in) || !frame_is_whole (gpu, &slot->out))
+    return FALSE;
+  for (guint p = 0; p < slot->plan.n_planes; p++)
+    if (!slot->plan.planes[p].process)
       return FALSE;
   return TRUE;
 }
@@ -449,8 +465,8 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
   /* bytes from the first plane's first byte to the frame's end */
   const gsize frame_bytes = GST_VIDEO_INFO_SIZE (&gpu->info) -
       GST_VIDEO_INFO_PLANE_OFFSET (&gpu->info, 0);
-  gboolean whole = gpu->frame_layout && in_direct && out_direct
-      && frame_is_whole (gpu, in) && frame_is_whole (gpu, out);
+  const gboolean whole = copies_whole_frames (gpu, slot, in_direct,
+      out_direct);
   gint largest = 0;
 
   if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))
@@ -459,10 +475,6 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
       && !upload_filter (gpu, slot, filter, filter_cookie, error))
     return FALSE;
 
-  /* whole-frame copies carry every plane, so each must be written */
-  for (guint p = 0; p < plan->n_planes; p++)
-    if (!plan->planes[p].process)
-      whole = FALSE;
   slot->out_staged = !out_direct;
   if (whole && !CUDACONV_CHECK (cudaMemcpyAsync (slot->planes[0].in,
               GST_VIDEO_FRAME_PLANE_DATA (in, 0), frame_bytes,

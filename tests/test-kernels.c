@@ -63,7 +63,7 @@ image_init (Image * im, RefRng * rng, int width, int height, int bytes,
   im->channel = channel;
   /* row padding that nothing may write: 3 samples, which leaves rows
    * unaligned, or up to the next 16 bytes and 16 more, which lets the
-   * kernels read words and write whole quads */
+   * kernels load their windows as 16-byte chunks */
   im->pitch = (size_t) width * pixel_stride * bytes;
   im->pitch = aligned ? (im->pitch + 15) / 16 * 16 + 16 : im->pitch + 3 * bytes;
   im->in = malloc (im->pitch * height);
@@ -338,8 +338,8 @@ static void
 check_sizes_and_radii (RefRng * rng, const int (*sizes)[2], size_t n_sizes,
     const char *kind, MakeFilters make)
 {
-  /* 1..3 unroll their column groups, 4 and up loop over them (4: a tile
-   * origin on a word boundary), 15 is the largest */
+  /* 1 and 2 unroll the loop over filter columns, 3 and up loop; 4 starts
+   * windows on a 4-sample boundary; 15 is the largest */
   static const int radii[] = { 1, 2, 3, 4, 7, 15 };
   static Filters filters;
 
