@@ -7,11 +7,13 @@
  * kernels sit in this one translation unit because __constant__ memory is
  * per unit. */
 #include <algorithm>
+#include <climits>
 #include <mutex>
 
 #include "cudaconv-cuda.h"
 #include "cudaconv-device.cuh"
 #include "cudaconv-tiled-halo.cuh"
+#include "cudaconv-row-block.cuh"
 #include "cudaconv-cache-halo.cuh"
 #include "cudaconv-separable.cuh"
 
@@ -151,7 +153,7 @@ cc_cuda_upload_filter (int slot, const CcFilter * filter, cudaStream_t stream)
 }
 
 struct Launch {
-  dim3 grid;
+  int width, height;
   ChannelArgs src, dst;
   int slot;
   float offset;
@@ -161,39 +163,78 @@ struct Launch {
   cudaStream_t stream;
 };
 
+/* Shared memory past the default 48 KB needs the kernel's consent; per
+ * device and cheap, so asking on every launch keeps multi-GPU use simple. */
+template < typename Kernel > static cudaError_t
+allow_shared_bytes (Kernel kernel, size_t bytes)
+{
+  if (bytes <= DEFAULT_SHARED_LIMIT)
+    return cudaSuccess;
+  return cudaFuncSetAttribute (kernel,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+}
+
+/* convolve_args_valid() has refused planes with more tiles than a grid
+ * takes, so the count fits an int. */
+static TileGrid
+tile_grid (const Launch & l, int tile_w, int tile_h)
+{
+  TileGrid g;
+  g.columns = (l.width + tile_w - 1) / tile_w;
+  g.count = g.columns * ((l.height + tile_h - 1) / tile_h);
+  return g;
+}
+
+/* One 64 x 64 tile per block. */
+template < typename Kernel, typename ... Args > static cudaError_t
+launch_tiles (Kernel kernel, size_t shared_bytes, const Launch & l,
+    Args ... args)
+{
+  const TileGrid tiles = tile_grid (l, NS_TILE_W, NS_TILE_H);
+  cudaError_t err = allow_shared_bytes (kernel, shared_bytes);
+  if (err != cudaSuccess)
+    return err;
+  kernel <<<tiles.count, dim3 (NS_THREADS_X, NS_THREADS_Y), shared_bytes,
+      l.stream>>> (args ..., tiles);
+  return cudaGetLastError ();
+}
+
+/* Small radii: one 128 x 64 tile per block. */
+template < typename T, int R, bool MAGNITUDE > static cudaError_t
+launch_row_block (const Launch & l)
+{
+  const TileGrid tiles = tile_grid (l, RB_TILE_W, RB_TILE_H);
+  const size_t bytes = RowBlockLayout < R >::BYTES;
+  cudaError_t err = allow_shared_bytes (conv_row_block < T, R, MAGNITUDE >,
+      bytes);
+  if (err != cudaSuccess)
+    return err;
+  conv_row_block < T, R, MAGNITUDE > <<<tiles.count, dim3 (RB_THREADS_X,
+          RB_THREADS_Y), bytes, l.stream>>> (l.src, l.dst, l.slot, l.offset,
+      l.border, tiles);
+  return cudaGetLastError ();
+}
+
 template < typename T, int R, bool MAGNITUDE > static cudaError_t
 launch_2d (const Launch & l)
 {
-  const dim3 block (NS_THREADS_X, NS_THREADS_Y);
-  if (l.strategy == CC_STRATEGY_TILED_HALO) {
-    static_assert (tiled_halo_shared_bytes < CC_MAX_RADIUS > () <=
-        DEFAULT_SHARED_LIMIT, "tiled-halo fits the default shared memory");
-    conv_tiled_halo < T, R, MAGNITUDE > <<<l.grid, block,
-        tiled_halo_shared_bytes < R > (), l.stream>>> (l.src, l.dst, l.slot,
-        l.offset, l.border);
-  } else {
-    conv_cache_halo < T, R, MAGNITUDE > <<<l.grid, block, 0, l.stream>>>
-        (l.src, l.dst, l.slot, l.offset, l.border);
+  if constexpr (R <= RB_MAX_RADIUS) {
+    if (l.strategy == CC_STRATEGY_TILED_HALO)
+      return launch_row_block < T, R, MAGNITUDE > (l);
   }
-  return cudaGetLastError ();
+  if (l.strategy == CC_STRATEGY_TILED_HALO)
+    return launch_tiles (conv_tiled_halo < T, R, MAGNITUDE >,
+        TiledHaloLayout < R >::BYTES, l, l.src, l.dst, l.slot, l.offset,
+        l.border);
+  return launch_tiles (conv_cache_halo < T, R, MAGNITUDE >, 0, l, l.src,
+      l.dst, l.slot, l.offset, l.border);
 }
 
 template < typename T, int R > static cudaError_t
 launch_separable (const Launch & l)
 {
-  const dim3 block (NS_THREADS_X, NS_THREADS_Y);
-  const size_t bytes = SepLayout < R >::BYTES;
-  if (bytes > DEFAULT_SHARED_LIMIT) {
-    /* per device and cheap; asking on every launch keeps multi-GPU use
-     * simple */
-    cudaError_t err = cudaFuncSetAttribute (conv_separable < T, R >,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
-    if (err != cudaSuccess)
-      return err;
-  }
-  conv_separable < T, R > <<<l.grid, block, bytes, l.stream>>> (l.src, l.dst,
-      l.slot, l.offset, l.border);
-  return cudaGetLastError ();
+  return launch_tiles (conv_separable < T, R >, SepLayout < R >::BYTES, l,
+      l.src, l.dst, l.slot, l.offset, l.border);
 }
 
 template < typename T, int R > static cudaError_t
@@ -228,8 +269,8 @@ convolve (const CcChannel * src, const CcChannel * dst, int slot,
     cudaStream_t stream)
 {
   Launch l;
-  l.grid = dim3 ((src->width + NS_TILE_W - 1) / NS_TILE_W,
-      (src->height + NS_TILE_H - 1) / NS_TILE_H);
+  l.width = src->width;
+  l.height = src->height;
   l.src = channel_args (src);
   l.dst = channel_args (dst);
   l.slot = slot;
@@ -247,7 +288,10 @@ static bool
 convolve_args_valid (const CcChannel * src, const CcChannel * dst,
     CcBorder border)
 {
-  return channel_valid (src) && channel_valid (dst)
+  /* the smallest tile is 64 x 64; blocks are numbered by an int */
+  const long long tiles = channel_valid (src) ? (long long) ((src->width +
+          63) / 64) * ((src->height + 63) / 64) : 0;
+  return channel_valid (src) && channel_valid (dst) && tiles <= INT_MAX
       && src->width == dst->width && src->height == dst->height
       && src->sample == dst->sample && (unsigned) border <= CC_BORDER_WRAP;
 }

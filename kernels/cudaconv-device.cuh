@@ -73,6 +73,14 @@ round_sample (float v)
   return __float_as_uint (__fadd_rd (t, CC_TWO_POW_23));
 }
 
+/* round_sample for a value that already holds the + 0.5 */
+template < typename T > __device__ __forceinline__ unsigned
+round_biased_sample (float v)
+{
+  const float t = fminf (fmaxf (v, 0.0f), SampleTraits < T >::max);
+  return __float_as_uint (__fadd_rd (t, CC_TWO_POW_23));
+}
+
 template < typename T > __device__ __forceinline__ float
 load_sample (const ChannelArgs & c, int x, int y)
 {
@@ -113,70 +121,142 @@ store_column (const ChannelArgs & dst, int x, int y, const float (&v)[ROWS],
       store_sample < T > (dst, x, y + k, v[k] + offset);
 }
 
-/* Sample e of a 16-byte chunk as a float; e is a compile-time constant
- * after unrolling, so this is one byte permute that puts the sample's bytes
- * under the exponent of 2^23, and one add. */
-template < typename T > __device__ __forceinline__ float
-chunk_sample (const uint4 & v, int e)
+/* Four consecutive samples: the unit in which windows move from global to
+ * shared memory, one 32-bit word of 8-bit samples or two of 16-bit ones. */
+template < typename T > struct Quad;
+template <> struct Quad <uint8_t> {
+  typedef unsigned type;
+};
+template <> struct Quad <uint16_t> {
+  typedef uint2 type;
+};
+
+/* A byte permute puts each sample's bytes under the exponent of 2^23, an
+ * add removes it: two full-rate instructions per sample. */
+__device__ __forceinline__ float4
+quad_to_float4 (unsigned w)
 {
-  constexpr int PER_WORD = sizeof (unsigned) / sizeof (T);
-  const int word_index = e / PER_WORD, in_word = e % PER_WORD;
-  const unsigned word = word_index == 0 ? v.x : word_index == 1 ? v.y :
-      word_index == 2 ? v.z : v.w;
-  const unsigned selector = sizeof (T) == 1 ? 0x7540u | in_word :
-      0x7500u | (2 * in_word) | ((2 * in_word + 1) << 4);
-  return biased_sample_to_float (__byte_perm (word, CC_TWO_POW_23_BITS,
-          selector));
+  return make_float4 (biased_sample_to_float (__byte_perm (w,
+              CC_TWO_POW_23_BITS, 0x7540)),
+      biased_sample_to_float (__byte_perm (w, CC_TWO_POW_23_BITS, 0x7541)),
+      biased_sample_to_float (__byte_perm (w, CC_TWO_POW_23_BITS, 0x7542)),
+      biased_sample_to_float (__byte_perm (w, CC_TWO_POW_23_BITS, 0x7543)));
 }
 
-/* Loads the W x H window whose top-left sample is (x0, y0) into shared
- * memory with row pitch PITCH floats, ghost cells resolved. W and H are
- * compile-time so that flat indices split by a multiply.
- *
- * Windows inside the plane (all but the blocks on the plane's rim) of
- * 16-byte aligned planes with one sample per pixel are read as aligned
- * 16-byte chunks: a thread has one or two loads in flight for the whole
- * window instead of a dozen single samples one after another, which is what
- * bounds small filters. The rest resolve every sample's border. */
-template < typename T, int W, int H, int PITCH, int THREADS >
-__device__ __forceinline__ void
-load_window (float *smem, const ChannelArgs & src, int x0, int y0,
-    CcBorder border)
+__device__ __forceinline__ float4
+quad_to_float4 (uint2 w)
 {
-  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-  const bool inside = x0 >= 0 && y0 >= 0 && x0 + W <= src.width
-      && y0 + H <= src.height;
-  const bool aligned = src.pixel_stride == 1
-      && ((reinterpret_cast < uintptr_t > (src.data) | src.pitch) & 15) == 0;
+  return make_float4 (biased_sample_to_float (__byte_perm (w.x,
+              CC_TWO_POW_23_BITS, 0x7510)),
+      biased_sample_to_float (__byte_perm (w.x, CC_TWO_POW_23_BITS, 0x7532)),
+      biased_sample_to_float (__byte_perm (w.y, CC_TWO_POW_23_BITS, 0x7510)),
+      biased_sample_to_float (__byte_perm (w.y, CC_TWO_POW_23_BITS, 0x7532)));
+}
 
-  if (inside && aligned) {
-    constexpr int C = 16 / sizeof (T);  /* samples per chunk */
-    constexpr int CHUNKS = (W + 2 * (C - 1)) / C;       /* per row, at most */
-    const int ax = x0 & ~(C - 1);
-    for (int k = tid; k < CHUNKS * H; k += THREADS) {
-      const int ty = k / CHUNKS, cx = ax + (k - ty * CHUNKS) * C;
-      if (cx >= x0 + W)
-        continue;
-      const uint4 v = __ldg (reinterpret_cast < const uint4 *>(src.data +
-              (size_t) (y0 + ty) * src.pitch + (size_t) cx * sizeof (T)));
-      float *row = smem + ty * PITCH - x0;
+/* A one-dimensional grid of tiles: block t takes column t % columns of row
+ * t / columns, so blocks launched together work on neighbouring tiles and
+ * share their halos through L2, and no plane is too tall for the grid. */
+struct TileGrid {
+  int columns;
+  int count;
+};
+
+__device__ __forceinline__ int
+tile_x0 (const TileGrid & g, int t, int tile_w)
+{
+  return (t % g.columns) * tile_w;
+}
+
+__device__ __forceinline__ int
+tile_y0 (const TileGrid & g, int t, int tile_h)
+{
+  return (t / g.columns) * tile_h;
+}
+
+/* Moves a W x H input window, ghost cells resolved, into shared memory in
+ * two steps, so that all of a thread's global loads are in flight before the
+ * first one is waited for:
+ *  - load() issues every load of the window at once, one quad (4 samples)
+ *    per register, for the quads that lie inside the plane of a quad-aligned
+ *    plane with one sample per pixel;
+ *  - store() converts the quads to floats and writes each as one 16-byte
+ *    store; consecutive threads write consecutive quads, so the stores are
+ *    free of bank conflicts. Quads that load() left (the plane's rim, other
+ *    layouts) are read sample by sample here, with their borders resolved.
+ * The window starts LEAD columns left of x0, where the quads are aligned:
+ * window column c is at shared column LEAD + c of rows PITCH floats apart. */
+template < typename T, int W, int H, int LEAD, int PITCH, int THREADS >
+struct WindowStage {
+  static constexpr int QUADS_X = (LEAD + W + 3) / 4;
+  static constexpr int QUADS = QUADS_X * H;
+  static constexpr int PER_THREAD = (QUADS + THREADS - 1) / THREADS;
+  static_assert (PITCH % 4 == 0 && PITCH >= 4 * QUADS_X,
+      "rows hold whole, 16-byte aligned quads");
+  static_assert (PER_THREAD <= 32, "one bit per staged quad");
+  typedef typename Quad < T >::type QuadT;
+
+  QuadT quad[PER_THREAD];
+  unsigned staged;              /* bit n: quad[n] holds its samples */
+
+  __device__ __forceinline__ void load (const ChannelArgs & src, int x0,
+      int y0)
+  {
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    const bool quads = src.pixel_stride == 1
+        && ((reinterpret_cast < uintptr_t > (src.data) | src.pitch)
+        & (sizeof (QuadT) - 1)) == 0;
+    staged = 0;
 #pragma unroll
-      for (int e = 0; e < C; e++)
-        if (cx + e >= x0 && cx + e < x0 + W)
-          row[cx + e] = chunk_sample < T > (v, e);
-    }
-  } else if (inside) {
-    for (int k = tid; k < W * H; k += THREADS) {
-      const int ty = k / W, tx = k - ty * W;
-      smem[ty * PITCH + tx] = load_sample < T > (src, x0 + tx, y0 + ty);
-    }
-  } else {
-    for (int k = tid; k < W * H; k += THREADS) {
-      const int ty = k / W, tx = k - ty * W;
-      smem[ty * PITCH + tx] = load_bordered < T > (src, x0 + tx, y0 + ty,
-          border);
+    for (int n = 0; n < PER_THREAD; n++) {
+      const int k = tid + n * THREADS;
+      const int row = k / QUADS_X;
+      const int gx = x0 - LEAD + 4 * (k - row * QUADS_X), gy = y0 + row;
+      if (k < QUADS && quads && gx >= 0 && gx + 4 <= src.width && gy >= 0
+          && gy < src.height) {
+        quad[n] = __ldg (reinterpret_cast < const QuadT *>(src.data +
+                (size_t) gy * src.pitch + (size_t) gx * sizeof (T)));
+        staged |= 1u << n;
+      }
     }
   }
+
+  __device__ __forceinline__ void store (float *smem, const ChannelArgs & src,
+      int x0, int y0, CcBorder border) const
+  {
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+#pragma unroll
+    for (int n = 0; n < PER_THREAD; n++) {
+      const int k = tid + n * THREADS;
+      if (k >= QUADS)
+        break;
+      const int row = k / QUADS_X, col = k - row * QUADS_X;
+      float4 v;
+      if (staged & (1u << n)) {
+        v = quad_to_float4 (quad[n]);
+      } else {
+        const int gx = x0 - LEAD + 4 * col, gy = y0 + row;
+        v = make_float4 (load_bordered < T > (src, gx, gy, border),
+            load_bordered < T > (src, gx + 1, gy, border),
+            load_bordered < T > (src, gx + 2, gy, border),
+            load_bordered < T > (src, gx + 3, gy, border));
+      }
+      *reinterpret_cast < float4 * >(smem + row * PITCH + 4 * col) = v;
+    }
+  }
+};
+
+/* The columns a window that starts R left of a multiple of 4 reaches back
+ * to its quad boundary. */
+template < int R > constexpr int
+quad_lead ()
+{
+  return (R + 3) / 4 * 4 - R;
+}
+
+constexpr int
+round_up4 (int n)
+{
+  return (n + 3) / 4 * 4;
 }
 
 /* The 2D strategies' block shape: 64 x 4 threads, each computing ROWS

@@ -24,35 +24,40 @@
 constexpr int
 sep_conflict_free_pitch (int n)
 {
-  return ((n + 3) / 4 * 4) % 8 == 0 ? (n + 3) / 4 * 4 + 4 : (n + 3) / 4 * 4;
+  return round_up4 (n) % 8 == 0 ? round_up4 (n) + 4 : round_up4 (n);
 }
 
+/* The window starts LEAD columns left of the tile's halo (WindowStage), so
+ * run q's outputs read shared columns q * SEP_RUN + LEAD onwards: its vector
+ * window starts at the aligned q * SEP_RUN and is LEAD longer. */
 template < int R > struct SepLayout {
+  static constexpr int LEAD = quad_lead < R > ();
   static constexpr int IN_W = NS_TILE_W + 2 * R;
   static constexpr int IN_H = NS_TILE_H + 2 * R;
-  static constexpr int IN_PITCH = sep_conflict_free_pitch (IN_W);
-  static constexpr int MID_PITCH = sep_conflict_free_pitch (NS_TILE_W);
-  static constexpr int RUN_WIN = (SEP_RUN + 2 * R + 3) / 4 * 4;
+  static constexpr int RUN_WIN = round_up4 (LEAD + SEP_RUN + 2 * R);
   static constexpr int RUNS = NS_TILE_W / SEP_RUN;
+  static constexpr int IN_PITCH = sep_conflict_free_pitch (LEAD + IN_W);
+  static constexpr int MID_PITCH = sep_conflict_free_pitch (NS_TILE_W);
   static constexpr size_t BYTES = sizeof (float) * IN_H * (IN_PITCH +
       MID_PITCH);
   static_assert ((RUNS - 1) * SEP_RUN + RUN_WIN <= IN_PITCH,
       "the last run's vector window stays inside its row");
 };
 
-/* out[p] = sum_j taps[j] * win[p + j]: one 1D pass over a window held in
- * registers, the same for the row and the column pass. */
-template < int SIDE, int N, int WIN > __device__ __forceinline__ void
+/* out[p] = sum_j taps[j] * win[SKIP + p + j]: one 1D pass over a window held
+ * in registers, the same for the row and the column pass. */
+template < int SKIP, int SIDE, int N, int WIN > __device__ __forceinline__
+    void
 correlate_window (const float (&taps)[SIDE], const float (&win)[WIN],
     float (&out)[N])
 {
-  static_assert (N + SIDE - 1 <= WIN, "the window covers every output");
+  static_assert (SKIP + N + SIDE - 1 <= WIN, "the window covers every output");
 #pragma unroll
   for (int p = 0; p < N; p++) {
     float s = 0.0f;
 #pragma unroll
     for (int j = 0; j < SIDE; j++)
-      s = fmaf (taps[j], win[p + j], s);
+      s = fmaf (taps[j], win[SKIP + p + j], s);
     out[p] = s;
   }
 }
@@ -60,7 +65,7 @@ correlate_window (const float (&taps)[SIDE], const float (&win)[WIN],
 template < typename T, int R >
 __global__ void __launch_bounds__ (NS_THREADS)
 conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
-    CcBorder border)
+    CcBorder border, TileGrid tiles)
 {
   typedef SepLayout < R > L;
   constexpr int SIDE = 2 * R + 1;
@@ -68,17 +73,20 @@ conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   extern __shared__ float4 shared_vec[];
   float *tile = reinterpret_cast < float *>(shared_vec);
   float *mid = tile + L::IN_H * L::IN_PITCH;
-  const int x0 = blockIdx.x * NS_TILE_W;
-  const int y0 = blockIdx.y * NS_TILE_H;
   const int tid = threadIdx.y * NS_THREADS_X + threadIdx.x;
+  WindowStage < T, L::IN_W, L::IN_H, L::LEAD, L::IN_PITCH, NS_THREADS > stage;
 
-  load_window < T, L::IN_W, L::IN_H, L::IN_PITCH, NS_THREADS > (tile, src,
-      x0 - R, y0 - R, border);
-
-  float wr[SIDE];
+  float wr[SIDE], wc[SIDE];
 #pragma unroll
-  for (int j = 0; j < SIDE; j++)
+  for (int j = 0; j < SIDE; j++) {
     wr[j] = c_filters[slot][CC_SLOT_ROW_TAPS + j];
+    wc[j] = c_filters[slot][CC_SLOT_COL_TAPS + j];
+  }
+
+  const int x0 = tile_x0 (tiles, blockIdx.x, NS_TILE_W);
+  const int y0 = tile_y0 (tiles, blockIdx.x, NS_TILE_H);
+  stage.load (src, x0 - R, y0 - R);
+  stage.store (tile, src, x0 - R, y0 - R, border);
   __syncthreads ();
 
   for (int item = tid; item < L::IN_H * L::RUNS; item += NS_THREADS) {
@@ -95,7 +103,7 @@ conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
       win[4 * q + 3] = v.w;
     }
     float out[SEP_RUN];
-    correlate_window (wr, win, out);
+    correlate_window < L::LEAD > (wr, win, out);
     float4 *to = reinterpret_cast < float4 *>(mid + row * L::MID_PITCH +
         run * SEP_RUN);
 #pragma unroll
@@ -103,11 +111,6 @@ conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
       to[q] = make_float4 (out[4 * q], out[4 * q + 1], out[4 * q + 2],
           out[4 * q + 3]);
   }
-
-  float wc[SIDE];
-#pragma unroll
-  for (int i = 0; i < SIDE; i++)
-    wc[i] = c_filters[slot][CC_SLOT_COL_TAPS + i];
   __syncthreads ();
 
   const float *column = mid + threadIdx.y * NS_ROWS * L::MID_PITCH +
@@ -117,7 +120,7 @@ conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   for (int m = 0; m < WIN; m++)
     win[m] = column[m * L::MID_PITCH];
   float acc[NS_ROWS];
-  correlate_window (wc, win, acc);
+  correlate_window < 0 > (wc, win, acc);
   store_column < T, NS_ROWS > (dst, x0 + threadIdx.x,
       y0 + threadIdx.y * NS_ROWS, acc, offset);
 }

@@ -63,7 +63,9 @@ image_init (Image * im, RefRng * rng, int width, int height, int bytes,
   im->channel = channel;
   /* row padding that nothing may write: 3 samples, which leaves rows
    * unaligned, or up to the next 16 bytes and 16 more, which lets the
-   * kernels load their windows as 16-byte chunks */
+   * kernels move their windows and store their outputs as quads (4
+   * samples); 300x150 and larger aligned planes have tiles whose whole
+   * window lies inside, which take the row-block kernel's fast staging */
   im->pitch = (size_t) width * pixel_stride * bytes;
   im->pitch = aligned ? (im->pitch + 15) / 16 * 16 + 16 : im->pitch + 3 * bytes;
   im->in = malloc (im->pitch * height);

@@ -1,0 +1,275 @@
+/* cudaconv: the tiled-halo strategy for small radii (r <= RB_MAX_RADIUS),
+ * where a convolution costs a few multiply-adds per sample and the
+ * instructions around them (moving samples in, rounding and storing them
+ * out) decide the speed.
+ *
+ * Each thread computes a block of RB_ROWS x 4 outputs. Per input row it
+ * reads the 4 + 2r samples its four columns need with one to three vector
+ * loads from shared memory, and adds that row to every output row it
+ * touches: exactly (2r+1)^2 multiply-adds per output, the weights in
+ * registers. The four outputs of a row leave as one 4-sample store.
+ *
+ * The block's window (its 128 x 64 tile and the halo) reaches shared memory
+ * as quads (4 samples): warp w moves rows w, w + 8, ... with one quad per
+ * lane, so every address is a constant offset from the thread's first one,
+ * and the halo's quads left and right of the tile follow. Tiles whose
+ * window leaves the plane, and planes that are not quad-aligned, take the
+ * general WindowStage, which resolves ghost cells. */
+#ifndef CUDACONV_ROW_BLOCK_CUH
+#define CUDACONV_ROW_BLOCK_CUH
+
+#include "cudaconv-device.cuh"
+
+#define RB_THREADS_X 32
+#define RB_THREADS_Y 8
+#define RB_THREADS (RB_THREADS_X * RB_THREADS_Y)
+#define RB_COLS 4
+#define RB_ROWS 8
+#define RB_TILE_W (RB_THREADS_X * RB_COLS)
+#define RB_TILE_H (RB_THREADS_Y * RB_ROWS)
+/* (2r+1)^2 weights and 8 x 4 outputs in registers; past r = 2 the fully
+ * unrolled code outgrows the instruction cache */
+#define RB_MAX_RADIUS 2
+
+template < int R > struct RowBlockLayout {
+  static constexpr int HALO_QUADS = (R + 3) / 4;
+  static constexpr int LEAD = 4 * HALO_QUADS - R;
+  static constexpr int IN_W = RB_TILE_W + 2 * R;
+  static constexpr int IN_H = RB_TILE_H + 2 * R;
+  static constexpr int QUADS_X = RB_TILE_W / 4 + 2 * HALO_QUADS;
+  static constexpr int PITCH = 4 * QUADS_X;
+  static constexpr size_t BYTES = sizeof (float) * PITCH * IN_H;
+  static_assert (quad_lead < R > () == LEAD, "one window layout");
+};
+
+/* The window of a tile whose quads all lie inside a quad-aligned plane. */
+template < typename T, int R > struct InteriorStage {
+  typedef RowBlockLayout < R > L;
+  typedef typename Quad < T >::type QuadT;
+  static constexpr int MAIN = (L::IN_H + RB_THREADS_Y - 1) / RB_THREADS_Y;
+  static constexpr int HALO_ITEMS = L::IN_H * 2 * L::HALO_QUADS;
+  static constexpr int HALO = (HALO_ITEMS + RB_THREADS - 1) / RB_THREADS;
+  /* halo quads per row, never 0 (r = 0 has no halo, and no halo loop) */
+  static constexpr int HALO_ROW = L::HALO_QUADS > 0 ? 2 * L::HALO_QUADS : 1;
+
+  QuadT main[MAIN], halo[HALO > 0 ? HALO : 1];
+
+  /* Window row and quad column of the thread's n-th halo quad (the quads
+   * left and right of the tile's); false past the last. */
+  static __device__ __forceinline__ bool halo_quad (int n, int &row, int &col)
+  {
+    const int item = threadIdx.y * RB_THREADS_X + threadIdx.x +
+        n * RB_THREADS;
+    row = item / HALO_ROW;
+    const int q = item - row * HALO_ROW;
+    col = q < L::HALO_QUADS ? q : q + RB_TILE_W / 4;
+    return item < HALO_ITEMS;
+  }
+
+  __device__ __forceinline__ void load (const ChannelArgs & src, int x0,
+      int y0)
+  {
+    const int qx = x0 - 4 * L::HALO_QUADS, wy = y0 - R;
+    const char *p = src.data + (size_t) (wy + threadIdx.y) * src.pitch +
+        (size_t) (qx + 4 * (L::HALO_QUADS + threadIdx.x)) * sizeof (T);
+    const size_t step = (size_t) RB_THREADS_Y * src.pitch;
+#pragma unroll
+    for (int n = 0; n < MAIN; n++, p += step)
+      if (threadIdx.y + n * RB_THREADS_Y < L::IN_H)
+        main[n] = __ldg (reinterpret_cast < const QuadT *>(p));
+#pragma unroll
+    for (int n = 0; n < HALO; n++) {
+      int row, col;
+      if (halo_quad (n, row, col))
+        halo[n] = __ldg (reinterpret_cast < const QuadT *>(src.data +
+                (size_t) (wy + row) * src.pitch + (size_t) (qx +
+                    4 * col) * sizeof (T)));
+    }
+  }
+
+  __device__ __forceinline__ void store (float *smem) const
+  {
+    float *first = smem + threadIdx.y * L::PITCH + 4 * (L::HALO_QUADS +
+        threadIdx.x);
+#pragma unroll
+    for (int n = 0; n < MAIN; n++)
+      if (threadIdx.y + n * RB_THREADS_Y < L::IN_H)
+        *reinterpret_cast < float4 * >(first + n * RB_THREADS_Y * L::PITCH) =
+            quad_to_float4 (main[n]);
+#pragma unroll
+    for (int n = 0; n < HALO; n++) {
+      int row, col;
+      if (halo_quad (n, row, col))
+        *reinterpret_cast < float4 * >(smem + row * L::PITCH + 4 * col) =
+            quad_to_float4 (halo[n]);
+    }
+  }
+};
+
+/* seg[k] = p[S + k] for k < E - S, p 16-byte aligned: the widest aligned
+ * vector loads that cover the span. */
+template < int O, int S, int E > struct SpanLoad {
+  template < int N > static __device__ __forceinline__ void
+  run (const float *p, float (&seg)[N])
+  {
+    if constexpr (O < E) {
+      if constexpr (O % 4 == 0 && O + 4 <= E) {
+        const float4 v = *reinterpret_cast < const float4 * >(p + O);
+        seg[O - S] = v.x;
+        seg[O - S + 1] = v.y;
+        seg[O - S + 2] = v.z;
+        seg[O - S + 3] = v.w;
+        SpanLoad < O + 4, S, E >::run (p, seg);
+      } else if constexpr (O % 2 == 0 && O + 2 <= E) {
+        const float2 v = *reinterpret_cast < const float2 * >(p + O);
+        seg[O - S] = v.x;
+        seg[O - S + 1] = v.y;
+        SpanLoad < O + 2, S, E >::run (p, seg);
+      } else {
+        seg[O - S] = p[O];
+        SpanLoad < O + 1, S, E >::run (p, seg);
+      }
+    }
+  }
+};
+
+/* Four samples, rounded, as the one word (8-bit) or two (16-bit) that
+ * store them. */
+__device__ __forceinline__ unsigned
+pack_quad (uint8_t *, const unsigned (&s)[4])
+{
+  return __byte_perm (__byte_perm (s[0], s[1], 0x0040),
+      __byte_perm (s[2], s[3], 0x0040), 0x5410);
+}
+
+__device__ __forceinline__ uint2
+pack_quad (uint16_t *, const unsigned (&s)[4])
+{
+  return make_uint2 (__byte_perm (s[0], s[1], 0x5410),
+      __byte_perm (s[2], s[3], 0x5410));
+}
+
+/* Tiles whose window leaves the plane, and planes that are not
+ * quad-aligned. */
+template < typename T, int R > __device__ __forceinline__ void
+stage_rim_window (float *tile, const ChannelArgs & src, int x0, int y0,
+    CcBorder border)
+{
+  typedef RowBlockLayout < R > L;
+  WindowStage < T, L::IN_W, L::IN_H, L::LEAD, L::PITCH, RB_THREADS > stage;
+  stage.load (src, x0 - R, y0 - R);
+  stage.store (tile, src, x0 - R, y0 - R, border);
+}
+
+/* Four blocks (32 warps) per SM: with fewer, the 1020 tiles of a 2160p
+ * plane leave the last wave of blocks half empty and each block's load
+ * phase has too little company to hide behind. */
+template < typename T, int R, bool MAGNITUDE >
+__global__ void __launch_bounds__ (RB_THREADS, 4)
+conv_row_block (ChannelArgs src, ChannelArgs dst, int slot, float offset,
+    CcBorder border, TileGrid tiles)
+{
+  typedef RowBlockLayout < R > L;
+  typedef typename Quad < T >::type QuadT;
+  constexpr int SIDE = 2 * R + 1;
+  constexpr int SEG = RB_COLS + 2 * R;
+  extern __shared__ float4 shared_vec[];
+  float *tile = reinterpret_cast < float *>(shared_vec);
+  const int x0 = tile_x0 (tiles, blockIdx.x, RB_TILE_W);
+  const int y0 = tile_y0 (tiles, blockIdx.x, RB_TILE_H);
+
+  /* the block is RB_THREADS_X x RB_THREADS_Y (the launch says so); knowing
+   * it lets the compiler drop row tests that cannot fail */
+  __builtin_assume (threadIdx.x < RB_THREADS_X && threadIdx.y < RB_THREADS_Y);
+  const bool src_quads = src.pixel_stride == 1
+      && ((reinterpret_cast < uintptr_t > (src.data) | src.pitch)
+      & (sizeof (QuadT) - 1)) == 0;
+  if (src_quads && x0 - 4 * L::HALO_QUADS >= 0 && y0 - R >= 0
+      && x0 + RB_TILE_W + 4 * L::HALO_QUADS <= src.width
+      && y0 + RB_TILE_H + R <= src.height) {
+    InteriorStage < T, R > stage;
+    stage.load (src, x0, y0);
+    stage.store (tile);
+  } else {
+    stage_rim_window < T, R > (tile, src, x0, y0, border);
+  }
+
+  float w[SIDE * SIDE], wb[MAGNITUDE ? SIDE * SIDE : 1];
+#pragma unroll
+  for (int k = 0; k < SIDE * SIDE; k++) {
+    w[k] = c_filters[slot][k];
+    if (MAGNITUDE)
+      wb[k] = c_filters[slot][SIDE * SIDE + k];
+  }
+  /* a linear filter's sums start at offset + 0.5, where rounding wants them */
+  const float start = MAGNITUDE ? 0.0f : offset + 0.5f;
+  float a[RB_ROWS][RB_COLS], b[MAGNITUDE ? RB_ROWS : 1][RB_COLS];
+#pragma unroll
+  for (int o = 0; o < RB_ROWS; o++)
+#pragma unroll
+    for (int q = 0; q < RB_COLS; q++) {
+      a[o][q] = start;
+      if (MAGNITUDE)
+        b[o][q] = 0.0f;
+    }
+  __syncthreads ();
+
+  const float *rows = tile + threadIdx.y * RB_ROWS * L::PITCH +
+      RB_COLS * threadIdx.x;
+#pragma unroll
+  for (int m = 0; m < RB_ROWS + 2 * R; m++) {
+    float seg[SEG];
+    SpanLoad < L::LEAD, L::LEAD, L::LEAD + SEG >::run (rows + m * L::PITCH,
+        seg);
+#pragma unroll
+    for (int i = 0; i < SIDE; i++) {
+      const int o = m - i;
+      if (o < 0 || o >= RB_ROWS)
+        continue;
+#pragma unroll
+      for (int q = 0; q < RB_COLS; q++)
+#pragma unroll
+        for (int j = 0; j < SIDE; j++) {
+          a[o][q] = fmaf (w[i * SIDE + j], seg[q + j], a[o][q]);
+          if (MAGNITUDE)
+            b[o][q] = fmaf (wb[i * SIDE + j], seg[q + j], b[o][q]);
+        }
+    }
+  }
+
+  const int x = x0 + RB_COLS * threadIdx.x;
+  const int y = y0 + RB_ROWS * threadIdx.y;
+  const bool dst_quads = dst.pixel_stride == 1
+      && ((reinterpret_cast < uintptr_t > (dst.data) | dst.pitch)
+      & (sizeof (QuadT) - 1)) == 0;
+  const float bias = MAGNITUDE ? offset + 0.5f : 0.0f;
+  if (dst_quads && x0 + RB_TILE_W <= dst.width
+      && y0 + RB_TILE_H <= dst.height) {
+    char *out = dst.data + (size_t) y * dst.pitch + (size_t) x * sizeof (T);
+#pragma unroll
+    for (int o = 0; o < RB_ROWS; o++, out += dst.pitch) {
+      unsigned s[RB_COLS];
+#pragma unroll
+      for (int q = 0; q < RB_COLS; q++)
+        s[q] = round_biased_sample < T > (MAGNITUDE ?
+            sqrtf (a[o][q] * a[o][q] + b[o][q] * b[o][q]) + bias : a[o][q]);
+      *reinterpret_cast < QuadT * >(out) = pack_quad ((T *) nullptr, s);
+    }
+  } else {
+    /* tiles on the plane's right or bottom edge, other layouts */
+#pragma unroll
+    for (int o = 0; o < RB_ROWS; o++) {
+#pragma unroll
+      for (int q = 0; q < RB_COLS; q++) {
+        if (y + o >= dst.height || x + q >= dst.width)
+          continue;
+        const unsigned s = round_biased_sample < T > (MAGNITUDE ?
+            sqrtf (a[o][q] * a[o][q] + b[o][q] * b[o][q]) + bias : a[o][q]);
+        reinterpret_cast < T * >(dst.data + (size_t) (y + o) * dst.pitch)[
+            (size_t) (x + q) * dst.pixel_stride] = (T) s;
+      }
+    }
+  }
+}
+
+#endif /* CUDACONV_ROW_BLOCK_CUH */
