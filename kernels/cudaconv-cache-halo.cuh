@@ -5,12 +5,12 @@
  * them in L1/L2. Each thread keeps NS_ROWS outputs of a column in
  * registers, as in the tiled-halo kernel, and per filter column j fills a
  * window of NS_ROWS + 2r samples in three parts: the r rows above its
- * outputs, its NS_ROWS rows, the r rows below. A part whose samples all lie
- * in the tile for the whole warp (the warp decides, so there is no
- * divergence) is read straight from shared memory. In the others each lane
- * reads shared or global memory as its column falls; every load of a part
- * is issued before the first is used, so the halo costs one trip to L1/L2
- * per part, not one per sample. Only tiles on the plane's rim resolve ghost
+ * outputs, its NS_ROWS rows, the r rows below. Whether a part lies in the
+ * tile depends on the warp's row of threads and on the lane's column, so
+ * only warps whose columns straddle the tile's side diverge. A part outside
+ * the tile is read from global memory with every load issued before the
+ * first is used, so the halo costs one trip to L1/L2 per part, not one per
+ * sample. Only tiles on the plane's rim resolve ghost
  * cells (a separate copy of the loop, so the common one stays small).
  */
 #ifndef CUDACONV_CACHE_HALO_CUH
@@ -19,18 +19,14 @@
 #include "cudaconv-device.cuh"
 
 /* Window rows M0 .. M1 - 1 of the column sx (tile coordinates) whose
- * outputs start at tile row row0. */
+ * outputs start at tile row row0. in_tile is the same for every lane of
+ * the warp except where the warp's columns straddle the tile's side. */
 template < typename T, int R, bool RIM, int M0, int M1, int WIN >
 __device__ __forceinline__ void
 cache_halo_part (const float *tile, const ChannelArgs & src, int x0, int y0,
-    int sx, int row0, bool warp_in_tile, bool lane_in_tile, CcBorder border,
-    float (&win)[WIN])
+    int sx, int row0, bool in_tile, CcBorder border, float (&win)[WIN])
 {
-  if (warp_in_tile) {
-#pragma unroll
-    for (int m = M0; m < M1; m++)
-      win[m] = tile[(row0 + m - R) * NS_TILE_W + sx];
-  } else if (lane_in_tile) {
+  if (in_tile) {
 #pragma unroll
     for (int m = M0; m < M1; m++)
       win[m] = tile[(row0 + m - R) * NS_TILE_W + sx];
@@ -58,7 +54,6 @@ cache_halo_compute (const float *tile, const ChannelArgs & src,
   constexpr int WIN = NS_ROWS + 2 * R;
   static_assert (NS_ROWS >= R, "a thread's halo rows come from one side");
   const int row0 = threadIdx.y * NS_ROWS;       /* the same in a whole warp */
-  const int warp_x = threadIdx.x & ~31;
   const bool top_in_tile = threadIdx.y != 0;
   const bool bottom_in_tile = threadIdx.y != NS_THREADS_Y - 1;
   float a[NS_ROWS] = { }, b[NS_ROWS] = { };
@@ -66,17 +61,13 @@ cache_halo_compute (const float *tile, const ChannelArgs & src,
   for (int j = 0; j < SIDE; j++) {
     const int sx = threadIdx.x + j - R;
     const bool column_in_tile = (unsigned) sx < NS_TILE_W;
-    const bool warp_columns_in_tile = warp_x + j - R >= 0
-        && warp_x + 31 + j - R < NS_TILE_W;
     float win[WIN];
     cache_halo_part < T, R, RIM, 0, R > (tile, src, x0, y0, sx, row0,
-        warp_columns_in_tile && top_in_tile, column_in_tile && top_in_tile,
-        border, win);
+        column_in_tile && top_in_tile, border, win);
     cache_halo_part < T, R, RIM, R, R + NS_ROWS > (tile, src, x0, y0, sx,
-        row0, warp_columns_in_tile, column_in_tile, border, win);
+        row0, column_in_tile, border, win);
     cache_halo_part < T, R, RIM, R + NS_ROWS, WIN > (tile, src, x0, y0, sx,
-        row0, warp_columns_in_tile && bottom_in_tile,
-        column_in_tile && bottom_in_tile, border, win);
+        row0, column_in_tile && bottom_in_tile, border, win);
     accumulate_column < R, NS_ROWS, MAGNITUDE > (slot, j, win, a, b);
   }
   finish_magnitude < NS_ROWS, MAGNITUDE > (a, b);
@@ -94,12 +85,10 @@ conv_cache_halo (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   float *tile = reinterpret_cast < float *>(tile_vec);
   /* Tile cells past the plane's right or bottom edge hold their ghost value,
    * so the compute loop only has to tell tile from halo. */
-  WindowStage < T, NS_TILE_W, NS_TILE_H, 0, NS_TILE_W, NS_THREADS > stage;
-
   const int x0 = tile_x0 (tiles, blockIdx.x, NS_TILE_W);
   const int y0 = tile_y0 (tiles, blockIdx.x, NS_TILE_H);
-  stage.load (src, x0, y0);
-  stage.store (tile, src, x0, y0, border);
+  WindowStage < T, NS_TILE_W, NS_TILE_H, 0, NS_TILE_W, NS_THREADS > ().fill
+      (tile, src, x0, y0, border);
   __syncthreads ();
 
   const bool interior = x0 >= R && y0 >= R

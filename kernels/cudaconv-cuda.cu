@@ -185,34 +185,27 @@ tile_grid (const Launch & l, int tile_w, int tile_h)
   return g;
 }
 
-/* One 64 x 64 tile per block. */
-template < typename Kernel, typename ... Args > static cudaError_t
-launch_tiles (Kernel kernel, size_t shared_bytes, const Launch & l,
-    Args ... args)
+/* One tile of tile_w x tile_h outputs per block of block threads; every
+ * kernel takes (src, dst, slot, offset, border, tiles). */
+template < typename Kernel > static cudaError_t
+launch_tiles (Kernel kernel, int tile_w, int tile_h, dim3 block,
+    size_t shared_bytes, const Launch & l)
 {
-  const TileGrid tiles = tile_grid (l, NS_TILE_W, NS_TILE_H);
+  const TileGrid tiles = tile_grid (l, tile_w, tile_h);
   cudaError_t err = allow_shared_bytes (kernel, shared_bytes);
   if (err != cudaSuccess)
     return err;
-  kernel <<<tiles.count, dim3 (NS_THREADS_X, NS_THREADS_Y), shared_bytes,
-      l.stream>>> (args ..., tiles);
+  kernel <<<tiles.count, block, shared_bytes, l.stream>>> (l.src, l.dst,
+      l.slot, l.offset, l.border, tiles);
   return cudaGetLastError ();
 }
 
-/* Small radii: one 128 x 64 tile per block. */
-template < typename T, int R, bool MAGNITUDE > static cudaError_t
-launch_row_block (const Launch & l)
+/* The 64 x 64 tiles of the column kernels */
+template < typename Kernel > static cudaError_t
+launch_column_tiles (Kernel kernel, size_t shared_bytes, const Launch & l)
 {
-  const TileGrid tiles = tile_grid (l, RB_TILE_W, RB_TILE_H);
-  const size_t bytes = RowBlockLayout < R >::BYTES;
-  cudaError_t err = allow_shared_bytes (conv_row_block < T, R, MAGNITUDE >,
-      bytes);
-  if (err != cudaSuccess)
-    return err;
-  conv_row_block < T, R, MAGNITUDE > <<<tiles.count, dim3 (RB_THREADS_X,
-          RB_THREADS_Y), bytes, l.stream>>> (l.src, l.dst, l.slot, l.offset,
-      l.border, tiles);
-  return cudaGetLastError ();
+  return launch_tiles (kernel, NS_TILE_W, NS_TILE_H, dim3 (NS_THREADS_X,
+          NS_THREADS_Y), shared_bytes, l);
 }
 
 template < typename T, int R, bool MAGNITUDE > static cudaError_t
@@ -220,21 +213,21 @@ launch_2d (const Launch & l)
 {
   if constexpr (R <= RB_MAX_RADIUS) {
     if (l.strategy == CC_STRATEGY_TILED_HALO)
-      return launch_row_block < T, R, MAGNITUDE > (l);
+      return launch_tiles (conv_row_block < T, R, MAGNITUDE >, RB_TILE_W,
+          RB_TILE_H, dim3 (RB_THREADS_X, RB_THREADS_Y),
+          RowBlockLayout < R >::BYTES, l);
   }
   if (l.strategy == CC_STRATEGY_TILED_HALO)
-    return launch_tiles (conv_tiled_halo < T, R, MAGNITUDE >,
-        TiledHaloLayout < R >::BYTES, l, l.src, l.dst, l.slot, l.offset,
-        l.border);
-  return launch_tiles (conv_cache_halo < T, R, MAGNITUDE >, 0, l, l.src,
-      l.dst, l.slot, l.offset, l.border);
+    return launch_column_tiles (conv_tiled_halo < T, R, MAGNITUDE >,
+        TiledHaloLayout < R >::BYTES, l);
+  return launch_column_tiles (conv_cache_halo < T, R, MAGNITUDE >, 0, l);
 }
 
 template < typename T, int R > static cudaError_t
 launch_separable (const Launch & l)
 {
-  return launch_tiles (conv_separable < T, R >, SepLayout < R >::BYTES, l,
-      l.src, l.dst, l.slot, l.offset, l.border);
+  return launch_column_tiles (conv_separable < T, R >,
+      SepLayout < R >::BYTES, l);
 }
 
 template < typename T, int R > static cudaError_t
@@ -288,9 +281,13 @@ static bool
 convolve_args_valid (const CcChannel * src, const CcChannel * dst,
     CcBorder border)
 {
-  /* the smallest tile is 64 x 64; blocks are numbered by an int */
+  /* the column kernels' tiles are the smallest; blocks are numbered by an
+   * int */
+  static_assert (NS_TILE_W <= RB_TILE_W && NS_TILE_H <= RB_TILE_H,
+      "no kernel has more tiles than the column kernels");
   const long long tiles = channel_valid (src) ? (long long) ((src->width +
-          63) / 64) * ((src->height + 63) / 64) : 0;
+          NS_TILE_W - 1) / NS_TILE_W) * ((src->height + NS_TILE_H - 1) /
+      NS_TILE_H) : 0;
   return channel_valid (src) && channel_valid (dst) && tiles <= INT_MAX
       && src->width == dst->width && src->height == dst->height
       && src->sample == dst->sample && (unsigned) border <= CC_BORDER_WRAP;

@@ -63,22 +63,22 @@ sample_to_float (unsigned v)
   return biased_sample_to_float (CC_TWO_POW_23_BITS | v);
 }
 
-/* floor(v + 0.5) saturated to the sample's range, in the low bits of the
- * result: adding 2^23 rounding down drops the fraction exactly. Clamping
- * before the floor gives the same integer as after it, and NaN gives 0. */
-template < typename T > __device__ __forceinline__ unsigned
-round_sample (float v)
-{
-  const float t = fminf (fmaxf (v + 0.5f, 0.0f), SampleTraits < T >::max);
-  return __float_as_uint (__fadd_rd (t, CC_TWO_POW_23));
-}
-
-/* round_sample for a value that already holds the + 0.5 */
+/* floor(v) saturated to the sample's range, in the low bits of the result,
+ * for a v that already holds the + 0.5 of rounding to nearest: adding 2^23
+ * rounding down drops the fraction exactly. Clamping before the floor gives
+ * the same integer as after it, and NaN gives 0. */
 template < typename T > __device__ __forceinline__ unsigned
 round_biased_sample (float v)
 {
   const float t = fminf (fmaxf (v, 0.0f), SampleTraits < T >::max);
   return __float_as_uint (__fadd_rd (t, CC_TWO_POW_23));
+}
+
+/* floor(v + 0.5) saturated to the sample's range, in the low bits */
+template < typename T > __device__ __forceinline__ unsigned
+round_sample (float v)
+{
+  return round_biased_sample < T > (v + 0.5f);
 }
 
 template < typename T > __device__ __forceinline__ float
@@ -100,11 +100,18 @@ load_bordered (const ChannelArgs & c, int x, int y, CcBorder border)
   return load_sample < T > (c, bx, by);
 }
 
+/* bits: a rounded sample in its low bits (round_sample) */
+template < typename T > __device__ __forceinline__ void
+store_rounded (const ChannelArgs & c, int x, int y, unsigned bits)
+{
+  T *row = (T *) (c.data + (size_t) y * c.pitch);
+  row[(size_t) x * c.pixel_stride] = (T) bits;
+}
+
 template < typename T > __device__ __forceinline__ void
 store_sample (const ChannelArgs & c, int x, int y, float v)
 {
-  T *row = (T *) (c.data + (size_t) y * c.pitch);
-  row[(size_t) x * c.pixel_stride] = (T) round_sample < T > (v);
+  store_rounded < T > (c, x, y, round_sample < T > (v));
 }
 
 /* Every thread of the block stores the ROWS outputs of one column; outputs
@@ -130,6 +137,16 @@ template <> struct Quad <uint8_t> {
 template <> struct Quad <uint16_t> {
   typedef uint2 type;
 };
+
+/* Whether the channel's samples can move as aligned quads: one sample per
+ * pixel, and its start and pitch multiples of a quad's size. */
+template < typename T > __device__ __forceinline__ bool
+moves_as_quads (const ChannelArgs & c)
+{
+  return c.pixel_stride == 1
+      && ((reinterpret_cast < uintptr_t > (c.data) | c.pitch)
+      & (sizeof (typename Quad < T >::type) - 1)) == 0;
+}
 
 /* A byte permute puts each sample's bytes under the exponent of 2^23, an
  * add removes it: two full-rate instructions per sample. */
@@ -202,9 +219,7 @@ struct WindowStage {
       int y0)
   {
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    const bool quads = src.pixel_stride == 1
-        && ((reinterpret_cast < uintptr_t > (src.data) | src.pitch)
-        & (sizeof (QuadT) - 1)) == 0;
+    const bool quads = moves_as_quads < T > (src);
     staged = 0;
 #pragma unroll
     for (int n = 0; n < PER_THREAD; n++) {
@@ -242,6 +257,14 @@ struct WindowStage {
       }
       *reinterpret_cast < float4 * >(smem + row * PITCH + 4 * col) = v;
     }
+  }
+
+  /* load() then store(): the whole window, its loads all in flight */
+  __device__ __forceinline__ void fill (float *smem, const ChannelArgs & src,
+      int x0, int y0, CcBorder border)
+  {
+    load (src, x0, y0);
+    store (smem, src, x0, y0, border);
   }
 };
 

@@ -149,18 +149,6 @@ pack_quad (uint16_t *, const unsigned (&s)[4])
       __byte_perm (s[2], s[3], 0x5410));
 }
 
-/* Tiles whose window leaves the plane, and planes that are not
- * quad-aligned. */
-template < typename T, int R > __device__ __forceinline__ void
-stage_rim_window (float *tile, const ChannelArgs & src, int x0, int y0,
-    CcBorder border)
-{
-  typedef RowBlockLayout < R > L;
-  WindowStage < T, L::IN_W, L::IN_H, L::LEAD, L::PITCH, RB_THREADS > stage;
-  stage.load (src, x0 - R, y0 - R);
-  stage.store (tile, src, x0 - R, y0 - R, border);
-}
-
 /* Four blocks (32 warps) per SM: with fewer, the 1020 tiles of a 2160p
  * plane leave the last wave of blocks half empty and each block's load
  * phase has too little company to hide behind. */
@@ -171,6 +159,10 @@ conv_row_block (ChannelArgs src, ChannelArgs dst, int slot, float offset,
 {
   typedef RowBlockLayout < R > L;
   typedef typename Quad < T >::type QuadT;
+  /* tiles whose window leaves the plane, and planes that are not
+   * quad-aligned */
+  typedef WindowStage < T, L::IN_W, L::IN_H, L::LEAD, L::PITCH,
+      RB_THREADS > RimStage;
   constexpr int SIDE = 2 * R + 1;
   constexpr int SEG = RB_COLS + 2 * R;
   extern __shared__ float4 shared_vec[];
@@ -181,17 +173,14 @@ conv_row_block (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   /* the block is RB_THREADS_X x RB_THREADS_Y (the launch says so); knowing
    * it lets the compiler drop row tests that cannot fail */
   __builtin_assume (threadIdx.x < RB_THREADS_X && threadIdx.y < RB_THREADS_Y);
-  const bool src_quads = src.pixel_stride == 1
-      && ((reinterpret_cast < uintptr_t > (src.data) | src.pitch)
-      & (sizeof (QuadT) - 1)) == 0;
-  if (src_quads && x0 - 4 * L::HALO_QUADS >= 0 && y0 - R >= 0
+  if (moves_as_quads < T > (src) && x0 - 4 * L::HALO_QUADS >= 0 && y0 - R >= 0
       && x0 + RB_TILE_W + 4 * L::HALO_QUADS <= src.width
       && y0 + RB_TILE_H + R <= src.height) {
     InteriorStage < T, R > stage;
     stage.load (src, x0, y0);
     stage.store (tile);
   } else {
-    stage_rim_window < T, R > (tile, src, x0, y0, border);
+    RimStage ().fill (tile, src, x0 - R, y0 - R, border);
   }
 
   float w[SIDE * SIDE], wb[MAGNITUDE ? SIDE * SIDE : 1];
@@ -203,7 +192,7 @@ conv_row_block (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   }
   /* a linear filter's sums start at offset + 0.5, where rounding wants them */
   const float start = MAGNITUDE ? 0.0f : offset + 0.5f;
-  float a[RB_ROWS][RB_COLS], b[MAGNITUDE ? RB_ROWS : 1][RB_COLS];
+  float a[RB_ROWS][RB_COLS], b[RB_ROWS][RB_COLS];
 #pragma unroll
   for (int o = 0; o < RB_ROWS; o++)
 #pragma unroll
@@ -239,11 +228,12 @@ conv_row_block (ChannelArgs src, ChannelArgs dst, int slot, float offset,
 
   const int x = x0 + RB_COLS * threadIdx.x;
   const int y = y0 + RB_ROWS * threadIdx.y;
-  const bool dst_quads = dst.pixel_stride == 1
-      && ((reinterpret_cast < uintptr_t > (dst.data) | dst.pitch)
-      & (sizeof (QuadT) - 1)) == 0;
+  /* a magnitude's offset + 0.5 comes after its square root */
   const float bias = MAGNITUDE ? offset + 0.5f : 0.0f;
-  if (dst_quads && x0 + RB_TILE_W <= dst.width
+#pragma unroll
+  for (int o = 0; o < RB_ROWS; o++)
+    finish_magnitude < RB_COLS, MAGNITUDE > (a[o], b[o]);
+  if (moves_as_quads < T > (dst) && x0 + RB_TILE_W <= dst.width
       && y0 + RB_TILE_H <= dst.height) {
     char *out = dst.data + (size_t) y * dst.pitch + (size_t) x * sizeof (T);
 #pragma unroll
@@ -251,8 +241,7 @@ conv_row_block (ChannelArgs src, ChannelArgs dst, int slot, float offset,
       unsigned s[RB_COLS];
 #pragma unroll
       for (int q = 0; q < RB_COLS; q++)
-        s[q] = round_biased_sample < T > (MAGNITUDE ?
-            sqrtf (a[o][q] * a[o][q] + b[o][q] * b[o][q]) + bias : a[o][q]);
+        s[q] = round_biased_sample < T > (a[o][q] + bias);
       *reinterpret_cast < QuadT * >(out) = pack_quad ((T *) nullptr, s);
     }
   } else {
@@ -263,10 +252,8 @@ conv_row_block (ChannelArgs src, ChannelArgs dst, int slot, float offset,
       for (int q = 0; q < RB_COLS; q++) {
         if (y + o >= dst.height || x + q >= dst.width)
           continue;
-        const unsigned s = round_biased_sample < T > (MAGNITUDE ?
-            sqrtf (a[o][q] * a[o][q] + b[o][q] * b[o][q]) + bias : a[o][q]);
-        reinterpret_cast < T * >(dst.data + (size_t) (y + o) * dst.pitch)[
-            (size_t) (x + q) * dst.pixel_stride] = (T) s;
+        store_rounded < T > (dst, x + q, y + o,
+            round_biased_sample < T > (a[o][q] + bias));
       }
     }
   }

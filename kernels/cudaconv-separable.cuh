@@ -74,7 +74,6 @@ conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   float *tile = reinterpret_cast < float *>(shared_vec);
   float *mid = tile + L::IN_H * L::IN_PITCH;
   const int tid = threadIdx.y * NS_THREADS_X + threadIdx.x;
-  WindowStage < T, L::IN_W, L::IN_H, L::LEAD, L::IN_PITCH, NS_THREADS > stage;
 
   float wr[SIDE], wc[SIDE];
 #pragma unroll
@@ -85,8 +84,8 @@ conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
 
   const int x0 = tile_x0 (tiles, blockIdx.x, NS_TILE_W);
   const int y0 = tile_y0 (tiles, blockIdx.x, NS_TILE_H);
-  stage.load (src, x0 - R, y0 - R);
-  stage.store (tile, src, x0 - R, y0 - R, border);
+  WindowStage < T, L::IN_W, L::IN_H, L::LEAD, L::IN_PITCH, NS_THREADS > ().fill
+      (tile, src, x0 - R, y0 - R, border);
   __syncthreads ();
 
   for (int item = tid; item < L::IN_H * L::RUNS; item += NS_THREADS) {

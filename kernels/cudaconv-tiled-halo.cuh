@@ -35,12 +35,11 @@ conv_tiled_halo (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   constexpr int WIN = NS_ROWS + 2 * R;
   extern __shared__ float4 shared_vec[];
   float *tile = reinterpret_cast < float *>(shared_vec);
-  WindowStage < T, L::IN_W, L::IN_H, L::LEAD, L::PITCH, NS_THREADS > stage;
 
   const int x0 = tile_x0 (tiles, blockIdx.x, NS_TILE_W);
   const int y0 = tile_y0 (tiles, blockIdx.x, NS_TILE_H);
-  stage.load (src, x0 - R, y0 - R);
-  stage.store (tile, src, x0 - R, y0 - R, border);
+  WindowStage < T, L::IN_W, L::IN_H, L::LEAD, L::PITCH, NS_THREADS > ().fill
+      (tile, src, x0 - R, y0 - R, border);
   __syncthreads ();
 
   const float *column = tile + threadIdx.y * NS_ROWS * L::PITCH + L::LEAD +
