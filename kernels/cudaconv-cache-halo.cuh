@@ -12,6 +12,8 @@
  * first is used, so the halo costs one trip to L1/L2 per part, not one per
  * sample. Only tiles on the plane's rim resolve ghost
  * cells (a separate copy of the loop, so the common one stays small).
+ * Radii up to ST_MAX_RADIUS on planes that move as quads take the strip
+ * kernel instead (cudaconv-cache-halo-strip.cuh).
  */
 #ifndef CUDACONV_CACHE_HALO_CUH
 #define CUDACONV_CACHE_HALO_CUH

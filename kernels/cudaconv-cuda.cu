@@ -14,6 +14,7 @@
 #include "cudaconv-device.cuh"
 #include "cudaconv-tiled-halo.cuh"
 #include "cudaconv-row-block.cuh"
+#include "cudaconv-cache-halo-strip.cuh"
 #include "cudaconv-cache-halo.cuh"
 #include "cudaconv-separable.cuh"
 
@@ -220,6 +221,15 @@ launch_2d (const Launch & l)
   if (l.strategy == CC_STRATEGY_TILED_HALO)
     return launch_column_tiles (conv_tiled_halo < T, R, MAGNITUDE >,
         TiledHaloLayout < R >::BYTES, l);
+  /* cache-halo: small windows of planes that move as quads take the strip
+   * kernel, where the column kernel's halo loads would cost more than its
+   * multiply-adds */
+  if constexpr (R <= ST_MAX_RADIUS) {
+    if (moves_as_quads < T > (l.src) && moves_as_quads < T > (l.dst))
+      return launch_tiles (conv_cache_halo_strip < T, R, MAGNITUDE >,
+          ST_TILE_W, StripLayout < R >::TILE_H, dim3 (ST_LANES, ST_WARPS), 0,
+          l);
+  }
   return launch_column_tiles (conv_cache_halo < T, R, MAGNITUDE >, 0, l);
 }
 

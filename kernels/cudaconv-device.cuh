@@ -140,7 +140,7 @@ template <> struct Quad <uint16_t> {
 
 /* Whether the channel's samples can move as aligned quads: one sample per
  * pixel, and its start and pitch multiples of a quad's size. */
-template < typename T > __device__ __forceinline__ bool
+template < typename T > __host__ __device__ __forceinline__ bool
 moves_as_quads (const ChannelArgs & c)
 {
   return c.pixel_stride == 1
@@ -317,6 +317,21 @@ accumulate_column (int slot, int j, const float (&win)[ROWS + 2 * R],
       for (int k = 0; k < ROWS; k++)
         b[k] = fmaf (wb, win[k + i], b[k]);
     }
+  }
+}
+
+/* The slot's (2r+1)^2 weights into registers, and for a gradient magnitude
+ * the second filter's into wb, for kernels that keep the whole filter
+ * there (small radii). */
+template < int SIDE, bool MAGNITUDE > __device__ __forceinline__ void
+load_weights (int slot, float (&w)[SIDE * SIDE],
+    float (&wb)[MAGNITUDE ? SIDE * SIDE : 1])
+{
+#pragma unroll
+  for (int k = 0; k < SIDE * SIDE; k++) {
+    w[k] = c_filters[slot][k];
+    if (MAGNITUDE)
+      wb[k] = c_filters[slot][SIDE * SIDE + k];
   }
 }
 

@@ -184,12 +184,7 @@ conv_row_block (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   }
 
   float w[SIDE * SIDE], wb[MAGNITUDE ? SIDE * SIDE : 1];
-#pragma unroll
-  for (int k = 0; k < SIDE * SIDE; k++) {
-    w[k] = c_filters[slot][k];
-    if (MAGNITUDE)
-      wb[k] = c_filters[slot][SIDE * SIDE + k];
-  }
+  load_weights < SIDE, MAGNITUDE > (slot, w, wb);
   /* a linear filter's sums start at offset + 0.5, where rounding wants them */
   const float start = MAGNITUDE ? 0.0f : offset + 0.5f;
   float a[RB_ROWS][RB_COLS], b[RB_ROWS][RB_COLS];
