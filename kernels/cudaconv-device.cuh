@@ -108,6 +108,35 @@ store_rounded (const ChannelArgs & c, int x, int y, unsigned bits)
   row[(size_t) x * c.pixel_stride] = (T) bits;
 }
 
+/* floor(v[q]) saturated to the sample's range, 4 samples packed as they are
+ * stored: a float-to-int conversion per sample and saturating packs, in
+ * place of a clamp, a rounding add and a byte permute per sample. */
+__device__ __forceinline__ unsigned
+pack_floor_saturated (uint8_t *, const float (&v)[4])
+{
+  const int s0 = __float2int_rd (v[0]), s1 = __float2int_rd (v[1]);
+  const int s2 = __float2int_rd (v[2]), s3 = __float2int_rd (v[3]);
+  unsigned high, all;
+  /* d = c << 16 | sat(a) << 8 | sat(b) */
+  asm ("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;":"=r" (high):"r" (s3),
+      "r" (s2));
+  asm ("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;":"=r" (all):"r" (s1),
+      "r" (s0), "r" (high));
+  return all;
+}
+
+__device__ __forceinline__ uint2
+pack_floor_saturated (uint16_t *, const float (&v)[4])
+{
+  const int s0 = __float2int_rd (v[0]), s1 = __float2int_rd (v[1]);
+  const int s2 = __float2int_rd (v[2]), s3 = __float2int_rd (v[3]);
+  uint2 out;
+  /* d = sat(a) << 16 | sat(b) */
+  asm ("cvt.pack.sat.u16.s32 %0, %1, %2;":"=r" (out.x):"r" (s1), "r" (s0));
+  asm ("cvt.pack.sat.u16.s32 %0, %1, %2;":"=r" (out.y):"r" (s3), "r" (s2));
+  return out;
+}
+
 template < typename T > __device__ __forceinline__ void
 store_sample (const ChannelArgs & c, int x, int y, float v)
 {

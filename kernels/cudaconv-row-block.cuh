@@ -133,22 +133,6 @@ template < int O, int S, int E > struct SpanLoad {
   }
 };
 
-/* Four samples, rounded, as the one word (8-bit) or two (16-bit) that
- * store them. */
-__device__ __forceinline__ unsigned
-pack_quad (uint8_t *, const unsigned (&s)[4])
-{
-  return __byte_perm (__byte_perm (s[0], s[1], 0x0040),
-      __byte_perm (s[2], s[3], 0x0040), 0x5410);
-}
-
-__device__ __forceinline__ uint2
-pack_quad (uint16_t *, const unsigned (&s)[4])
-{
-  return make_uint2 (__byte_perm (s[0], s[1], 0x5410),
-      __byte_perm (s[2], s[3], 0x5410));
-}
-
 /* Four blocks (32 warps) per SM: with fewer, the 1020 tiles of a 2160p
  * plane leave the last wave of blocks half empty and each block's load
  * phase has too little company to hide behind. */
@@ -223,22 +207,25 @@ conv_row_block (ChannelArgs src, ChannelArgs dst, int slot, float offset,
 
   const int x = x0 + RB_COLS * threadIdx.x;
   const int y = y0 + RB_ROWS * threadIdx.y;
-  /* a magnitude's offset + 0.5 comes after its square root */
-  const float bias = MAGNITUDE ? offset + 0.5f : 0.0f;
 #pragma unroll
   for (int o = 0; o < RB_ROWS; o++)
     finish_magnitude < RB_COLS, MAGNITUDE > (a[o], b[o]);
-  if (moves_as_quads < T > (dst) && x0 + RB_TILE_W <= dst.width
-      && y0 + RB_TILE_H <= dst.height) {
-    char *out = dst.data + (size_t) y * dst.pitch + (size_t) x * sizeof (T);
+  /* a magnitude's offset + 0.5 comes after its square root */
+  if (MAGNITUDE) {
 #pragma unroll
-    for (int o = 0; o < RB_ROWS; o++, out += dst.pitch) {
-      unsigned s[RB_COLS];
+    for (int o = 0; o < RB_ROWS; o++)
 #pragma unroll
       for (int q = 0; q < RB_COLS; q++)
-        s[q] = round_biased_sample < T > (a[o][q] + bias);
-      *reinterpret_cast < QuadT * >(out) = pack_quad ((T *) nullptr, s);
-    }
+        a[o][q] += offset + 0.5f;
+  }
+  if (moves_as_quads < T > (dst) && x0 + RB_TILE_W <= dst.width
+      && y0 + RB_TILE_H <= dst.height) {
+    static_assert (RB_COLS == 4, "a thread's outputs of a row are one quad");
+    char *out = dst.data + (size_t) y * dst.pitch + (size_t) x * sizeof (T);
+#pragma unroll
+    for (int o = 0; o < RB_ROWS; o++, out += dst.pitch)
+      *reinterpret_cast < QuadT * >(out) =
+          pack_floor_saturated ((T *) nullptr, a[o]);
   } else {
     /* tiles on the plane's right or bottom edge, other layouts */
 #pragma unroll
@@ -248,7 +235,7 @@ conv_row_block (ChannelArgs src, ChannelArgs dst, int slot, float offset,
         if (y + o >= dst.height || x + q >= dst.width)
           continue;
         store_rounded < T > (dst, x + q, y + o,
-            round_biased_sample < T > (a[o][q] + bias));
+            round_biased_sample < T > (a[o][q]));
       }
     }
   }
