@@ -234,8 +234,10 @@ cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
     staging_size += layout.planes[p].row_bytes * layout.planes[p].rows;
   /* Device frames laid out like the host's let a frame travel as one copy
    * each way instead of one per plane (fewer, larger DMA transfers and
-   * fewer calls per frame). Planes must stay 16-byte aligned, which the
-   * kernels' vector loads need; other layouts keep pitched planes. */
+   * fewer calls per frame). Only layouts whose planes all start and step
+   * on 16 bytes take it, so that every plane still moves as quads in the
+   * kernels (the pitched planes of cudaMallocPitch do); other layouts keep
+   * pitched planes. */
   gpu->frame_layout = TRUE;
   for (guint p = 0; p < layout.n_planes; p++)
     if ((GST_VIDEO_INFO_PLANE_OFFSET (info, p) |
