@@ -4,9 +4,14 @@
  * into shared memory once, then computes only from shared memory. Beyond the
  * book:
  *  - the radius is a template parameter, so every loop over the window is
- *    unrolled, and each thread keeps NS_ROWS outputs of one column in
- *    registers (see NS_ROWS in cudaconv-device.cuh); threads of a warp read
- *    consecutive shared-memory words, free of bank conflicts;
+ *    unrolled;
+ *  - each thread keeps NS_ROWS outputs in registers, consecutive along a
+ *    row: per filter row i it reads the NS_ROWS + 2r samples of one window
+ *    row as 16-byte loads (8 loads for 240 multiply-adds at r = 7) and
+ *    leaves its outputs as 4-sample stores. The 32 lanes of a warp take 32
+ *    consecutive rows, and rows are PITCH floats apart with PITCH 4 more
+ *    than a multiple of 8, so the 8 lanes of each phase of a 16-byte load
+ *    hit 8 different bank groups;
  *  - the window arrives as quads (WindowStage): every load of the window is
  *    in flight at once, and the 16-byte shared stores are free of bank
  *    conflicts.
@@ -17,22 +22,112 @@
 
 #include "cudaconv-device.cuh"
 
+/* threadIdx.x is the thread's row in the tile, threadIdx.y its group of
+ * NS_ROWS columns */
+static_assert (NS_THREADS_X == NS_TILE_H && NS_THREADS_Y * NS_ROWS ==
+    NS_TILE_W, "a block of row threads covers the column kernels' tile");
+
 template < int R > struct TiledHaloLayout {
   static constexpr int LEAD = quad_lead < R > ();
   static constexpr int IN_W = NS_TILE_W + 2 * R;
   static constexpr int IN_H = NS_TILE_H + 2 * R;
-  static constexpr int PITCH = round_up4 (LEAD + IN_W);
+  /* a thread's window of one row, NS_ROWS + 2r samples from shared column
+   * LEAD + NS_ROWS * threadIdx.y on, read as VECS 16-byte loads from the
+   * quad boundary LEAD columns before it */
+  static constexpr int WIN = NS_ROWS + 2 * R;
+  static constexpr int VECS = (LEAD + WIN + 3) / 4;
+  static constexpr int COLUMNS_READ = (NS_THREADS_Y - 1) * NS_ROWS +
+      4 * VECS;
+  static constexpr int MIN_PITCH = COLUMNS_READ > round_up4 (LEAD + IN_W) ?
+      COLUMNS_READ : round_up4 (LEAD + IN_W);
+  static constexpr int PITCH = (MIN_PITCH + 3) / 8 * 8 + 4;
   static constexpr size_t BYTES = sizeof (float) * PITCH * IN_H;
+  static_assert (PITCH % 8 == 4 && PITCH >= MIN_PITCH, "conflict-free pitch");
 };
 
+/* a[k] += sum_j wa[i][j] * win[k + j] (and b with wb for a gradient
+ * magnitude): filter row i applied to a window of one input row, its
+ * weights read from constant memory once and reused by all COLS outputs. */
+template < int R, int COLS, bool MAGNITUDE > __device__ __forceinline__ void
+accumulate_row (int slot, int i, const float (&win)[COLS + 2 * R],
+    float (&a)[COLS], float (&b)[COLS])
+{
+  constexpr int SIDE = 2 * R + 1;
+  const float *wa = c_filters[slot];
+#pragma unroll
+  for (int j = 0; j < SIDE; j++) {
+    const float w = wa[i * SIDE + j];
+#pragma unroll
+    for (int k = 0; k < COLS; k++)
+      a[k] = fmaf (w, win[k + j], a[k]);
+    if (MAGNITUDE) {
+      const float wb = wa[SIDE * SIDE + i * SIDE + j];
+#pragma unroll
+      for (int k = 0; k < COLS; k++)
+        b[k] = fmaf (wb, win[k + j], b[k]);
+    }
+  }
+}
+
+/* COLS outputs along row y from column x on, offset added; outputs past
+ * the plane's right or bottom edge are dropped. A warp's lanes write 32
+ * different rows, so each lane's outputs leave as 16-byte stores where the
+ * row allows, and as 4-sample stores where only quads are aligned. */
+template < typename T, int COLS > __device__ __forceinline__ void
+store_row (const ChannelArgs & dst, int x, int y, const float (&v)[COLS],
+    float offset)
+{
+  typedef typename Quad < T >::type QuadT;
+  constexpr int QUADS = COLS / 4;
+  static_assert (COLS % 4 == 0 && (QUADS * sizeof (QuadT)) % 16 == 0,
+      "whole 16-byte vectors");
+  if (y >= dst.height)
+    return;
+  if (x + COLS <= dst.width && moves_as_quads < T > (dst)) {
+    QuadT quads[QUADS];
+#pragma unroll
+    for (int q = 0; q < QUADS; q++) {
+      const float quad[4] = { v[4 * q] + offset + 0.5f,
+        v[4 * q + 1] + offset + 0.5f, v[4 * q + 2] + offset + 0.5f,
+        v[4 * q + 3] + offset + 0.5f
+      };
+      quads[q] = pack_floor_saturated ((T *) nullptr, quad);
+    }
+    char *out = dst.data + (size_t) y * dst.pitch + (size_t) x * sizeof (T);
+    if (((reinterpret_cast < uintptr_t > (out)) & 15) == 0) {
+      const uint4 *vec = reinterpret_cast < const uint4 * >(quads);
+#pragma unroll
+      for (int k = 0; k < QUADS * (int) sizeof (QuadT) / 16; k++)
+        reinterpret_cast < uint4 * >(out)[k] = vec[k];
+    } else {
+#pragma unroll
+      for (int q = 0; q < QUADS; q++)
+        reinterpret_cast < QuadT * >(out)[q] = quads[q];
+    }
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < COLS; k++)
+    if (x + k < dst.width)
+      store_sample < T > (dst, x + k, y, v[k] + offset);
+}
+
+/* Register cap: five blocks (40 warps) per SM up to r = 7, whose window row
+ * and outputs fit 48 registers; four past it. */
+template < int R > constexpr int
+tiled_halo_blocks_per_sm ()
+{
+  return R <= 7 ? 5 : 4;
+}
+
 template < typename T, int R, bool MAGNITUDE >
-__global__ void __launch_bounds__ (NS_THREADS)
+__global__ void __launch_bounds__ (NS_THREADS,
+    tiled_halo_blocks_per_sm < R > ())
 conv_tiled_halo (ChannelArgs src, ChannelArgs dst, int slot, float offset,
     CcBorder border, TileGrid tiles)
 {
   typedef TiledHaloLayout < R > L;
   constexpr int SIDE = 2 * R + 1;
-  constexpr int WIN = NS_ROWS + 2 * R;
   extern __shared__ float4 shared_vec[];
   float *tile = reinterpret_cast < float *>(shared_vec);
 
@@ -42,22 +137,32 @@ conv_tiled_halo (ChannelArgs src, ChannelArgs dst, int slot, float offset,
       (tile, src, x0 - R, y0 - R, border);
   __syncthreads ();
 
-  const float *column = tile + threadIdx.y * NS_ROWS * L::PITCH + L::LEAD +
-      threadIdx.x;
+  /* the quad boundary LEAD columns before the thread's window */
+  const float *row = tile + threadIdx.x * L::PITCH + threadIdx.y * NS_ROWS;
   float a[NS_ROWS] = { }, b[NS_ROWS] = { };
   /* small filters unroll completely; large ones would overflow the
    * instruction cache */
 #pragma unroll (R <= 2 ? SIDE : 1)
-  for (int j = 0; j < SIDE; j++) {
-    float win[WIN];
+  for (int i = 0; i < SIDE; i++) {
+    const float4 *run = reinterpret_cast < const float4 *>(row +
+        i * L::PITCH);
+    float win[L::WIN];
 #pragma unroll
-    for (int m = 0; m < WIN; m++)
-      win[m] = column[m * L::PITCH + j];
-    accumulate_column < R, NS_ROWS, MAGNITUDE > (slot, j, win, a, b);
+    for (int q = 0; q < L::VECS; q++) {
+      const float4 v = run[q];
+      const float f[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+      for (int k = 0; k < 4; k++) {
+        const int m = 4 * q + k - L::LEAD;
+        if (m >= 0 && m < L::WIN)
+          win[m] = f[k];
+      }
+    }
+    accumulate_row < R, NS_ROWS, MAGNITUDE > (slot, i, win, a, b);
   }
   finish_magnitude < NS_ROWS, MAGNITUDE > (a, b);
-  store_column < T, NS_ROWS > (dst, x0 + threadIdx.x,
-      y0 + threadIdx.y * NS_ROWS, a, offset);
+  store_row < T, NS_ROWS > (dst, x0 + threadIdx.y * NS_ROWS,
+      y0 + threadIdx.x, a, offset);
 }
 
 #endif /* CUDACONV_TILED_HALO_CUH */
