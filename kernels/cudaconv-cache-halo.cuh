@@ -2,10 +2,10 @@
  *
  * Shared memory holds only the block's 64 x 64 input tile; halo cells are
  * read from global memory, where the neighbouring tiles' own loads leave
- * them in L1/L2. Each thread keeps NS_ROWS outputs of a column in
- * registers, as in the tiled-halo kernel, and per filter column j fills a
- * window of NS_ROWS + 2r samples in three parts: the r rows above its
- * outputs, its NS_ROWS rows, the r rows below. Whether a part lies in the
+ * them in L1/L2. Each thread keeps a run of NS_RUN outputs down a column
+ * in registers, and per filter column j fills a
+ * window of NS_RUN + 2r samples in three parts: the r rows above its
+ * outputs, its NS_RUN rows, the r rows below. Whether a part lies in the
  * tile depends on the warp's row of threads and on the lane's column, so
  * only warps whose columns straddle the tile's side diverge. A part outside
  * the tile is read from global memory with every load issued before the
@@ -53,12 +53,12 @@ cache_halo_compute (const float *tile, const ChannelArgs & src,
     CcBorder border)
 {
   constexpr int SIDE = 2 * R + 1;
-  constexpr int WIN = NS_ROWS + 2 * R;
-  static_assert (NS_ROWS >= R, "a thread's halo rows come from one side");
-  const int row0 = threadIdx.y * NS_ROWS;       /* the same in a whole warp */
+  constexpr int WIN = NS_RUN + 2 * R;
+  static_assert (NS_RUN >= R, "a thread's halo rows come from one side");
+  const int row0 = threadIdx.y * NS_RUN;       /* the same in a whole warp */
   const bool top_in_tile = threadIdx.y != 0;
   const bool bottom_in_tile = threadIdx.y != NS_THREADS_Y - 1;
-  float a[NS_ROWS] = { }, b[NS_ROWS] = { };
+  float a[NS_RUN] = { }, b[NS_RUN] = { };
 #pragma unroll (R <= 2 ? SIDE : 1)
   for (int j = 0; j < SIDE; j++) {
     const int sx = threadIdx.x + j - R;
@@ -66,14 +66,14 @@ cache_halo_compute (const float *tile, const ChannelArgs & src,
     float win[WIN];
     cache_halo_part < T, R, RIM, 0, R > (tile, src, x0, y0, sx, row0,
         column_in_tile && top_in_tile, border, win);
-    cache_halo_part < T, R, RIM, R, R + NS_ROWS > (tile, src, x0, y0, sx,
+    cache_halo_part < T, R, RIM, R, R + NS_RUN > (tile, src, x0, y0, sx,
         row0, column_in_tile, border, win);
-    cache_halo_part < T, R, RIM, R + NS_ROWS, WIN > (tile, src, x0, y0, sx,
+    cache_halo_part < T, R, RIM, R + NS_RUN, WIN > (tile, src, x0, y0, sx,
         row0, column_in_tile && bottom_in_tile, border, win);
-    accumulate_column < R, NS_ROWS, MAGNITUDE > (slot, j, win, a, b);
+    accumulate_column < R, NS_RUN, MAGNITUDE > (slot, j, win, a, b);
   }
-  finish_magnitude < NS_ROWS, MAGNITUDE > (a, b);
-  store_column < T, NS_ROWS > (dst, x0 + threadIdx.x, y0 + row0, a, offset);
+  finish_magnitude < NS_RUN, MAGNITUDE > (a, b);
+  store_column < T, NS_RUN > (dst, x0 + threadIdx.x, y0 + row0, a, offset);
 }
 
 /* Register cap: at least three blocks (24 warps) per SM, four for small

@@ -311,18 +311,20 @@ round_up4 (int n)
   return (n + 3) / 4 * 4;
 }
 
-/* The 2D strategies' block shape: 64 x 4 threads, each computing ROWS
- * outputs down one column, so a block covers a 64 x 64 output tile. Down a
- * column, one input sample feeds up to 2r+1 outputs held in registers: per
- * filter column j a thread loads ROWS + 2r samples and does ROWS * (2r+1)
- * multiply-adds (240 against 30 loads at r = 7), which keeps the FMA units
- * rather than shared memory the limit. */
+/* The column kernels' block shape: 64 x 4 threads for a 64 x 64 output
+ * tile, each thread computing a run of NS_RUN outputs in registers. One
+ * input sample feeds up to 2r+1 outputs of a run: per filter row (or
+ * column) a thread loads NS_RUN + 2r samples and does NS_RUN * (2r+1)
+ * multiply-adds (240 against 30 samples at r = 7), which keeps the FMA units
+ * rather than shared memory the limit. The tiled-halo kernel runs along a
+ * row (threadIdx.x is the row, threadIdx.y the group of NS_RUN columns);
+ * the cache-halo kernel and the separable column pass run down a column. */
 #define NS_THREADS_X 64
 #define NS_THREADS_Y 4
 #define NS_THREADS (NS_THREADS_X * NS_THREADS_Y)
-#define NS_ROWS 16
+#define NS_RUN 16
 #define NS_TILE_W NS_THREADS_X
-#define NS_TILE_H (NS_THREADS_Y * NS_ROWS)
+#define NS_TILE_H (NS_THREADS_Y * NS_RUN)
 
 /* a[k] += sum_i wa[i][j] * win[k + i] (and b with wb for a gradient
  * magnitude): filter column j applied to a window of one input column. The

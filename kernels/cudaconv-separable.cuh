@@ -69,7 +69,7 @@ conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
 {
   typedef SepLayout < R > L;
   constexpr int SIDE = 2 * R + 1;
-  constexpr int WIN = NS_ROWS + 2 * R;
+  constexpr int WIN = NS_RUN + 2 * R;
   extern __shared__ float4 shared_vec[];
   float *tile = reinterpret_cast < float *>(shared_vec);
   float *mid = tile + L::IN_H * L::IN_PITCH;
@@ -112,16 +112,16 @@ conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   }
   __syncthreads ();
 
-  const float *column = mid + threadIdx.y * NS_ROWS * L::MID_PITCH +
+  const float *column = mid + threadIdx.y * NS_RUN * L::MID_PITCH +
       threadIdx.x;
   float win[WIN];
 #pragma unroll
   for (int m = 0; m < WIN; m++)
     win[m] = column[m * L::MID_PITCH];
-  float acc[NS_ROWS];
+  float acc[NS_RUN];
   correlate_window < 0 > (wc, win, acc);
-  store_column < T, NS_ROWS > (dst, x0 + threadIdx.x,
-      y0 + threadIdx.y * NS_ROWS, acc, offset);
+  store_column < T, NS_RUN > (dst, x0 + threadIdx.x,
+      y0 + threadIdx.y * NS_RUN, acc, offset);
 }
 
 #endif /* CUDACONV_SEPARABLE_CUH */

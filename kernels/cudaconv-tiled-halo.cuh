@@ -5,8 +5,8 @@
  * book:
  *  - the radius is a template parameter, so every loop over the window is
  *    unrolled;
- *  - each thread keeps NS_ROWS outputs in registers, consecutive along a
- *    row: per filter row i it reads the NS_ROWS + 2r samples of one window
+ *  - each thread keeps NS_RUN outputs in registers, consecutive along a
+ *    row: per filter row i it reads the NS_RUN + 2r samples of one window
  *    row as 16-byte loads (8 loads for 240 multiply-adds at r = 7) and
  *    leaves its outputs as 4-sample stores. The 32 lanes of a warp take 32
  *    consecutive rows, and rows are PITCH floats apart with PITCH 4 more
@@ -23,20 +23,20 @@
 #include "cudaconv-device.cuh"
 
 /* threadIdx.x is the thread's row in the tile, threadIdx.y its group of
- * NS_ROWS columns */
-static_assert (NS_THREADS_X == NS_TILE_H && NS_THREADS_Y * NS_ROWS ==
+ * NS_RUN columns */
+static_assert (NS_THREADS_X == NS_TILE_H && NS_THREADS_Y * NS_RUN ==
     NS_TILE_W, "a block of row threads covers the column kernels' tile");
 
 template < int R > struct TiledHaloLayout {
   static constexpr int LEAD = quad_lead < R > ();
   static constexpr int IN_W = NS_TILE_W + 2 * R;
   static constexpr int IN_H = NS_TILE_H + 2 * R;
-  /* a thread's window of one row, NS_ROWS + 2r samples from shared column
-   * LEAD + NS_ROWS * threadIdx.y on, read as VECS 16-byte loads from the
+  /* a thread's window of one row, NS_RUN + 2r samples from shared column
+   * LEAD + NS_RUN * threadIdx.y on, read as VECS 16-byte loads from the
    * quad boundary LEAD columns before it */
-  static constexpr int WIN = NS_ROWS + 2 * R;
+  static constexpr int WIN = NS_RUN + 2 * R;
   static constexpr int VECS = (LEAD + WIN + 3) / 4;
-  static constexpr int COLUMNS_READ = (NS_THREADS_Y - 1) * NS_ROWS +
+  static constexpr int COLUMNS_READ = (NS_THREADS_Y - 1) * NS_RUN +
       4 * VECS;
   static constexpr int MIN_PITCH = COLUMNS_READ > round_up4 (LEAD + IN_W) ?
       COLUMNS_READ : round_up4 (LEAD + IN_W);
@@ -138,8 +138,8 @@ conv_tiled_halo (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   __syncthreads ();
 
   /* the quad boundary LEAD columns before the thread's window */
-  const float *row = tile + threadIdx.x * L::PITCH + threadIdx.y * NS_ROWS;
-  float a[NS_ROWS] = { }, b[NS_ROWS] = { };
+  const float *row = tile + threadIdx.x * L::PITCH + threadIdx.y * NS_RUN;
+  float a[NS_RUN] = { }, b[NS_RUN] = { };
   /* small filters unroll completely; large ones would overflow the
    * instruction cache */
 #pragma unroll (R <= 2 ? SIDE : 1)
@@ -158,10 +158,10 @@ conv_tiled_halo (ChannelArgs src, ChannelArgs dst, int slot, float offset,
           win[m] = f[k];
       }
     }
-    accumulate_row < R, NS_ROWS, MAGNITUDE > (slot, i, win, a, b);
+    accumulate_row < R, NS_RUN, MAGNITUDE > (slot, i, win, a, b);
   }
-  finish_magnitude < NS_ROWS, MAGNITUDE > (a, b);
-  store_row < T, NS_ROWS > (dst, x0 + threadIdx.y * NS_ROWS,
+  finish_magnitude < NS_RUN, MAGNITUDE > (a, b);
+  store_row < T, NS_RUN > (dst, x0 + threadIdx.y * NS_RUN,
       y0 + threadIdx.x, a, offset);
 }
 
