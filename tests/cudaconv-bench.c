@@ -6,7 +6,8 @@
  *
  * Kernels (--kernels): one 8- or 16-bit plane, border clamp, for each
  * strategy and radius at 3840x2160 and 1920x1080, against the GPU's FP32 rate
- * measured in the same run (see time_kernel for the method); the CPU
+ * measured in the same run and against a plain copy of the plane
+ * (bench-copy-floor.cu; see time_launches for the method); the CPU
  * backend's times follow. Element (--element): frames per second end to end
  * with the input in cudaconv's pinned pool and in foreign buffers, against
  * the transfer floor and cudaupload ! cudadownload; the CPU backend against
@@ -86,6 +87,8 @@ csv_row (const char *what, int w, int h, int bits, int radius,
 
 #ifdef HAVE_CUDA
 double cc_bench_fp32_fma_rate (void);
+cudaError_t cc_bench_copy_plane (const void *src, void *dst, size_t pitch,
+    size_t row_bytes, int height);
 
 static const int kernel_radii[] = { 1, 2, 3, 5, 7, 10, 15 };
 
@@ -93,13 +96,30 @@ static const int kernel_radii[] = { 1, 2, 3, 5, 7, 10, 15 };
  * KERNEL_BATCH launches back to back between two events, divided by the
  * batch, so that the host's launch latency does not sit inside the events of
  * a short kernel (the GPU would otherwise idle between the start event and
- * the launch). -1 when the strategy does not apply. */
+ * the launch). -1 when the launch fails. */
 #define KERNEL_WARMUP 5
 #define KERNEL_RUNS 31
 #define KERNEL_BATCH 10
+
+typedef struct {
+  const CcChannel *in, *out;
+  int slot;
+  CcStrategy strategy;
+  gboolean copy;                /* a plane copy instead of a convolution */
+} KernelLaunch;
+
+static cudaError_t
+launch (const KernelLaunch * k)
+{
+  if (k->copy)
+    return cc_bench_copy_plane (k->in->data, k->out->data, k->in->pitch,
+        (size_t) k->in->width * k->in->sample, k->in->height);
+  return cc_cuda_convolve (k->in, k->out, k->slot, CC_BORDER_CLAMP,
+      k->strategy, 0);
+}
+
 static double
-time_kernel (const CcChannel * in, const CcChannel * out, int slot,
-    CcStrategy strategy)
+time_launches (const KernelLaunch * k)
 {
   static cudaEvent_t start, stop;
   double t[KERNEL_RUNS];
@@ -108,20 +128,34 @@ time_kernel (const CcChannel * in, const CcChannel * out, int slot,
     cudaEventCreate (&stop);
   }
   for (int i = 0; i < KERNEL_WARMUP; i++)
-    if (cc_cuda_convolve (in, out, slot, CC_BORDER_CLAMP, strategy, 0) !=
-        cudaSuccess)
+    if (launch (k) != cudaSuccess)
       return -1.0;
   for (int i = 0; i < KERNEL_RUNS; i++) {
     float e = 0.0f;
     cudaEventRecord (start, 0);
     for (int b = 0; b < KERNEL_BATCH; b++)
-      cc_cuda_convolve (in, out, slot, CC_BORDER_CLAMP, strategy, 0);
+      launch (k);
     cudaEventRecord (stop, 0);
     cudaEventSynchronize (stop);
     cudaEventElapsedTime (&e, start, stop);
     t[i] = e / KERNEL_BATCH;
   }
   return median (t, KERNEL_RUNS);
+}
+
+static double
+time_kernel (const CcChannel * in, const CcChannel * out, int slot,
+    CcStrategy strategy)
+{
+  const KernelLaunch k = { in, out, slot, strategy, FALSE };
+  return time_launches (&k);
+}
+
+static double
+time_copy (const CcChannel * in, const CcChannel * out)
+{
+  const KernelLaunch k = { in, out, -1, CC_STRATEGY_TILED_HALO, TRUE };
+  return time_launches (&k);
 }
 
 /* The 1D gaussian the element's kernel=gaussian uses for this radius, with
@@ -189,6 +223,10 @@ cuda_kernel_table (void)
           h, cudaMemcpyHostToDevice);
       CcChannel in = { d_in, pitch, w, h, 1, (CcSampleType) bytes };
       CcChannel out = { d_out, pitch, w, h, 1, (CcSampleType) bytes };
+      const double copy_ms = time_copy (&in, &out);
+      printf ("%4dx%-4d %4d   plane copy (read and write every sample once, "
+          "16 bytes per thread): %.4f\n", w, h, 8 * bytes, copy_ms);
+      csv_row ("kernel", w, h, 8 * bytes, 0, "copy", copy_ms);
       for (size_t r = 0; r < G_N_ELEMENTS (kernel_radii); r++) {
         const int radius = kernel_radii[r], side = 2 * radius + 1;
         CcFilter f = { radius, CC_RESPONSE_LINEAR, 0.0f, taps, NULL, NULL };

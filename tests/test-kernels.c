@@ -52,9 +52,17 @@ typedef struct {
   unsigned char *in, *out;      /* host, pitch * height bytes each */
 } Image;
 
+/* How rows start: the kernels store whole 16-byte vectors, whole quads (4
+ * samples) or single samples, depending on it. */
+typedef enum {
+  ROWS_UNALIGNED = 0,
+  ROWS_16_BYTES = 1,
+  ROWS_QUADS = 2                /* every other row on 16 bytes */
+} RowLayout;
+
 static void
 image_init (Image * im, RefRng * rng, int width, int height, int bytes,
-    int pixel_stride, int channel, int aligned)
+    int pixel_stride, int channel, RowLayout layout)
 {
   im->width = width;
   im->height = height;
@@ -62,12 +70,14 @@ image_init (Image * im, RefRng * rng, int width, int height, int bytes,
   im->pixel_stride = pixel_stride;
   im->channel = channel;
   /* row padding that nothing may write: 3 samples, which leaves rows
-   * unaligned, or up to the next 16 bytes and 16 more, which lets the
-   * kernels move their windows and store their outputs as quads (4
-   * samples); 300x150 and larger aligned planes have tiles whose whole
-   * window lies inside, which take the row-block kernel's fast staging */
+   * unaligned; up to the next 16 bytes and 16 more, which lets the kernels
+   * move their windows and store their outputs as quads and 16-byte
+   * vectors; or 8 bytes less, which leaves every other row off 16 bytes.
+   * 300x150 and larger planes with quad rows have tiles whose whole window
+   * lies inside, which take the row-block kernel's fast staging */
   im->pitch = (size_t) width * pixel_stride * bytes;
-  im->pitch = aligned ? (im->pitch + 15) / 16 * 16 + 16 : im->pitch + 3 * bytes;
+  im->pitch = layout == ROWS_UNALIGNED ? im->pitch + 3 * bytes :
+      (im->pitch + 15) / 16 * 16 + (layout == ROWS_16_BYTES ? 16 : 8);
   im->in = malloc (im->pitch * height);
   im->out = malloc (im->pitch * height);
   for (size_t k = 0; k < im->pitch * height; k++)
@@ -357,11 +367,11 @@ check_sizes_and_radii (RefRng * rng, const int (*sizes)[2], size_t n_sizes,
     for (int bytes = 1; bytes <= 2; bytes++) {
       Image im;
       uint32_t *ref;
-      /* both layouts at each small size (one per bit depth), aligned rows
-       * for the big ones, as device planes have */
-      const int aligned = sizes[s][0] * sizes[s][1] > 100000
-          || (int) ((s + bytes) % 2) == 0;
-      image_init (&im, rng, sizes[s][0], sizes[s][1], bytes, 1, 0, aligned);
+      /* the three layouts in turn at the small sizes, 16-byte rows for the
+       * big ones, as device planes have */
+      const RowLayout layout = sizes[s][0] * sizes[s][1] > 100000 ?
+          ROWS_16_BYTES : (RowLayout) ((s + bytes) % 3);
+      image_init (&im, rng, sizes[s][0], sizes[s][1], bytes, 1, 0, layout);
       ref = malloc (sizeof (uint32_t) * im.width * im.height);
       for (size_t ri = 0; ri < sizeof (radii) / sizeof (radii[0]); ri++) {
         int side = 2 * radii[ri] + 1, signed_weights = (ri + s) % 2;
@@ -420,7 +430,8 @@ test_interleaved (RefRng * rng)
       uint32_t *ref;
       CcFilter f;
       char what[160];
-      image_init (&im, rng, 37, 19, bytes, layouts[l][0], layouts[l][1], 0);
+      image_init (&im, rng, 37, 19, bytes, layouts[l][0], layouts[l][1],
+          ROWS_UNALIGNED);
       ref = malloc (sizeof (uint32_t) * im.width * im.height);
       random_weights (rng, 5, 0, w, &divisor, &offset, 255.0);
       to_filter (w, NULL, 5, divisor, offset, taps, &f);
@@ -455,7 +466,8 @@ test_magnitude (RefRng * rng)
       uint32_t *ref;
       CcFilter f;
       char what[160];
-      image_init (&im, rng, 45, 29, bytes, 1, 0, bytes == 1);
+      image_init (&im, rng, 45, 29, bytes, 1, 0,
+          bytes == 1 ? ROWS_16_BYTES : ROWS_UNALIGNED);
       ref = malloc (sizeof (uint32_t) * im.width * im.height);
       to_filter (a, b, side, divisor, offset, taps, &f);
       snprintf (what, sizeof (what), "magnitude %s %d-bit",
@@ -474,7 +486,7 @@ test_fill (RefRng * rng)
     Image im;
     uint32_t *ref;
     unsigned value = bytes == 1 ? 128 : 32768;
-    image_init (&im, rng, 41, 13, bytes, 2, 1, 1);
+    image_init (&im, rng, 41, 13, bytes, 2, 1, ROWS_16_BYTES);
     ref = malloc (sizeof (uint32_t) * im.width * im.height);
     for (int k = 0; k < im.width * im.height; k++)
       ref[k] = value;
