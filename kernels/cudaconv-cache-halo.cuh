@@ -2,105 +2,161 @@
  *
  * Shared memory holds only the block's 64 x 64 input tile; halo cells are
  * read from global memory, where the neighbouring tiles' own loads leave
- * them in L1/L2. Each thread keeps a run of NS_RUN outputs down a column
- * in registers, and per filter column j fills a
- * window of NS_RUN + 2r samples in three parts: the r rows above its
- * outputs, its NS_RUN rows, the r rows below. Whether a part lies in the
- * tile depends on the warp's row of threads and on the lane's column, so
- * only warps whose columns straddle the tile's side diverge. A part outside
- * the tile is read from global memory with every load issued before the
- * first is used, so the halo costs one trip to L1/L2 per part, not one per
- * sample. Only tiles on the plane's rim resolve ghost
- * cells (a separate copy of the loop, so the common one stays small).
- * Radii up to ST_MAX_RADIUS on planes that move as quads take the strip
- * kernel instead (cudaconv-cache-halo-strip.cuh).
- */
+ * them in L1/L2. Threads are laid out as in the tiled-halo kernel: each
+ * keeps a run of NS_RUN outputs along a row, reads a window row per filter
+ * row as 16-byte shared loads, and the lanes of a warp take 32 consecutive
+ * rows of one group of NS_RUN columns. So the halo splits along warps:
+ *  - the r columns left and right of the tile concern only the first and
+ *    the last column group, whole warps, which read them for every window
+ *    row without diverging;
+ *  - rows above and below the tile concern the lanes at the top of the
+ *    first warp and the bottom of the last of each column group, for r of
+ *    the 2r+1 filter rows; those lanes read their whole window row.
+ * Halo samples arrive as the whole quads around them where the plane moves
+ * as quads, one by one otherwise. Tiles on the plane's rim, whose halo
+ * holds ghost cells, stage it with the tile as tiled-halo does
+ * (tiled_halo_tile), which resolves them once: a second copy of the loop
+ * that resolves ghost cells sample by sample did not fit the instruction
+ * cache beside the first, and the kernel spent its time waiting for
+ * instructions. Rim tiles are about 9% of a 3840x2160 plane's. Radii up to
+ * ST_MAX_RADIUS on planes that move as quads take the strip kernel instead
+ * (cudaconv-cache-halo-strip.cuh). */
 #ifndef CUDACONV_CACHE_HALO_CUH
 #define CUDACONV_CACHE_HALO_CUH
 
 #include "cudaconv-device.cuh"
+#include "cudaconv-tiled-halo.cuh"
 
-/* Window rows M0 .. M1 - 1 of the column sx (tile coordinates) whose
- * outputs start at tile row row0. in_tile is the same for every lane of
- * the warp except where the warp's columns straddle the tile's side. */
-template < typename T, int R, bool RIM, int M0, int M1, int WIN >
+template < int R > struct CacheHaloLayout {
+  /* floats left unwritten before and after each tile row, so that the
+   * 16-byte loads of the first and last column group, which start on the
+   * quad boundary before their window, stay inside the row */
+  static constexpr int PAD = round_up4 (R);
+  static constexpr int WIN = NS_RUN + 2 * R;
+  /* window sample m lies m + SKIP samples past a quad boundary */
+  static constexpr int SKIP = PAD - R;
+  static constexpr int VECS = (SKIP + WIN + 3) / 4;
+  static constexpr int COLUMNS_READ = (NS_THREADS_Y - 1) * NS_RUN + 4 * VECS;
+  static constexpr int MIN_PITCH = COLUMNS_READ > 2 * PAD + NS_TILE_W ?
+      COLUMNS_READ : 2 * PAD + NS_TILE_W;
+  /* 4 more than a multiple of 8: the 8 lanes of each phase of a 16-byte
+   * load hit 8 different bank groups */
+  static constexpr int PITCH = (MIN_PITCH + 3) / 8 * 8 + 4;
+  static_assert (PITCH % 8 == 4 && PITCH >= MIN_PITCH, "conflict-free pitch");
+  static constexpr size_t TILE_BYTES = sizeof (float) * PITCH * NS_TILE_H;
+  /* the rim's tiles stage a tiled-halo window in the same memory */
+  static constexpr size_t BYTES = TILE_BYTES > TiledHaloLayout < R >::BYTES ?
+      TILE_BYTES : TiledHaloLayout < R >::BYTES;
+};
+
+/* Window samples M0 .. M1 - 1 of the window row at plane row gy whose first
+ * sample is at plane column wx, all inside the plane: QUADS, as the whole
+ * quads around them (the plane moves as quads and those quads lie inside
+ * it); otherwise one by one. */
+template < typename T, int R, bool QUADS, int M0, int M1 >
 __device__ __forceinline__ void
-cache_halo_part (const float *tile, const ChannelArgs & src, int x0, int y0,
-    int sx, int row0, bool in_tile, CcBorder border, float (&win)[WIN])
+halo_part (const ChannelArgs & src, int wx, int gy,
+    float (&win)[CacheHaloLayout < R >::WIN])
 {
-  if (in_tile) {
+  typedef CacheHaloLayout < R > L;
+  typedef typename Quad < T >::type QuadT;
+  if constexpr (M1 > M0 && QUADS) {
+    constexpr int FIRST = (M0 + L::SKIP) / 4 * 4 - L::SKIP;
+    constexpr int N = (M1 - FIRST + 3) / 4;
+    const QuadT *p = reinterpret_cast < const QuadT * >(src.data +
+        (size_t) gy * src.pitch + (size_t) (wx + FIRST) * sizeof (T));
 #pragma unroll
-    for (int m = M0; m < M1; m++)
-      win[m] = tile[(row0 + m - R) * NS_TILE_W + sx];
-  } else if (RIM) {
+    for (int q = 0; q < N; q++) {
+      const float4 v = quad_to_float4 (__ldg (p + q));
+      const float f[4] = { v.x, v.y, v.z, v.w };
 #pragma unroll
-    for (int m = M0; m < M1; m++)
-      win[m] = load_bordered < T > (src, x0 + sx, y0 + row0 + m - R, border);
+      for (int k = 0; k < 4; k++) {
+        const int m = FIRST + 4 * q + k;
+        if (m >= M0 && m < M1)
+          win[m] = f[k];
+      }
+    }
   } else {
-    const char *column = src.data + (size_t) (x0 + sx) * src.pixel_stride *
-        sizeof (T);
 #pragma unroll
     for (int m = M0; m < M1; m++)
-      win[m] = sample_to_float (__ldg (reinterpret_cast < const T *>(column +
-                  (size_t) (y0 + row0 + m - R) * src.pitch)));
+      win[m] = load_sample < T > (src, wx + m, gy);
   }
 }
 
-template < typename T, int R, bool MAGNITUDE, bool RIM >
+template < typename T, int R, bool MAGNITUDE, bool QUADS >
 __device__ __forceinline__ void
-cache_halo_compute (const float *tile, const ChannelArgs & src,
-    const ChannelArgs & dst, int x0, int y0, int slot, float offset,
-    CcBorder border)
+cache_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
+    int x0, int y0, int slot, float offset, CcBorder border)
 {
+  typedef CacheHaloLayout < R > L;
   constexpr int SIDE = 2 * R + 1;
-  constexpr int WIN = NS_RUN + 2 * R;
-  static_assert (NS_RUN >= R, "a thread's halo rows come from one side");
-  const int row0 = threadIdx.y * NS_RUN;       /* the same in a whole warp */
-  const bool top_in_tile = threadIdx.y != 0;
-  const bool bottom_in_tile = threadIdx.y != NS_THREADS_Y - 1;
+  WindowStage < T, NS_TILE_W, NS_TILE_H, 0, L::PITCH, NS_THREADS > ().fill
+      (tile + L::PAD, src, x0, y0, border);
+  __syncthreads ();
+
+  const int row = threadIdx.x;
+  const int group = threadIdx.y;        /* the same in a whole warp */
+  /* the plane column of the thread's first window sample */
+  const int wx = x0 + group * NS_RUN - R;
   float a[NS_RUN] = { }, b[NS_RUN] = { };
 #pragma unroll (R <= 2 ? SIDE : 1)
-  for (int j = 0; j < SIDE; j++) {
-    const int sx = threadIdx.x + j - R;
-    const bool column_in_tile = (unsigned) sx < NS_TILE_W;
-    float win[WIN];
-    cache_halo_part < T, R, RIM, 0, R > (tile, src, x0, y0, sx, row0,
-        column_in_tile && top_in_tile, border, win);
-    cache_halo_part < T, R, RIM, R, R + NS_RUN > (tile, src, x0, y0, sx,
-        row0, column_in_tile, border, win);
-    cache_halo_part < T, R, RIM, R + NS_RUN, WIN > (tile, src, x0, y0, sx,
-        row0, column_in_tile && bottom_in_tile, border, win);
-    accumulate_column < R, NS_RUN, MAGNITUDE > (slot, j, win, a, b);
+  for (int i = 0; i < SIDE; i++) {
+    const int tile_row = row + i - R;
+    const int gy = y0 + tile_row;
+    float win[L::WIN];
+    if ((unsigned) tile_row < NS_TILE_H) {
+      const float4 *run = reinterpret_cast < const float4 *>(tile +
+          tile_row * L::PITCH + group * NS_RUN);
+#pragma unroll
+      for (int q = 0; q < L::VECS; q++) {
+        const float4 v = run[q];
+        const float f[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+          const int m = 4 * q + k - L::SKIP;
+          if (m >= 0 && m < L::WIN)
+            win[m] = f[k];
+        }
+      }
+      if (group == 0)
+        halo_part < T, R, QUADS, 0, R > (src, wx, gy, win);
+      if (group == NS_THREADS_Y - 1)
+        halo_part < T, R, QUADS, R + NS_RUN, L::WIN > (src, wx, gy, win);
+    } else {
+      halo_part < T, R, QUADS, 0, L::WIN > (src, wx, gy, win);
+    }
+    accumulate_row < R, NS_RUN, MAGNITUDE > (slot, i, win, a, b);
   }
   finish_magnitude < NS_RUN, MAGNITUDE > (a, b);
-  store_column < T, NS_RUN > (dst, x0 + threadIdx.x, y0 + row0, a, offset);
+  store_row < T, NS_RUN > (dst, x0 + group * NS_RUN, y0 + row, a, offset);
 }
 
-/* Register cap: at least three blocks (24 warps) per SM, four for small
- * windows, so that enough warps hide the latency of the halo's loads. */
-template < typename T, int R, bool MAGNITUDE >
-__global__ void __launch_bounds__ (NS_THREADS, R <= 7 ? 4 : 3)
+/* QUADS: the plane moves as quads (moves_as_quads), and the halo arrives as
+ * whole quads. A kernel per layout, so that each holds only the two loops
+ * its tiles run: with the per-sample halo loop beside them in one kernel,
+ * the quad tiles ran slower (the instruction cache again). */
+template < typename T, int R, bool MAGNITUDE, bool QUADS >
+__global__ void __launch_bounds__ (NS_THREADS,
+    tiled_halo_blocks_per_sm < R > ())
 conv_cache_halo (ChannelArgs src, ChannelArgs dst, int slot, float offset,
     CcBorder border, TileGrid tiles)
 {
-  __shared__ float4 tile_vec[NS_TILE_H * NS_TILE_W / 4];
-  float *tile = reinterpret_cast < float *>(tile_vec);
-  /* Tile cells past the plane's right or bottom edge hold their ghost value,
-   * so the compute loop only has to tell tile from halo. */
+  typedef CacheHaloLayout < R > L;
+  extern __shared__ float4 shared_vec[];
+  float *tile = reinterpret_cast < float *>(shared_vec);
   const int x0 = tile_x0 (tiles, blockIdx.x, NS_TILE_W);
   const int y0 = tile_y0 (tiles, blockIdx.x, NS_TILE_H);
-  WindowStage < T, NS_TILE_W, NS_TILE_H, 0, NS_TILE_W, NS_THREADS > ().fill
-      (tile, src, x0, y0, border);
-  __syncthreads ();
-
-  const bool interior = x0 >= R && y0 >= R
-      && x0 + NS_TILE_W + R <= src.width && y0 + NS_TILE_H + R <= src.height;
-  if (interior)
-    cache_halo_compute < T, R, MAGNITUDE, false > (tile, src, dst, x0, y0,
+  /* how far left and right of the tile its halo reads */
+  const int reach = QUADS ? L::PAD : R;
+  const bool inside = x0 >= reach && y0 >= R
+      && x0 + NS_TILE_W + reach <= src.width
+      && y0 + NS_TILE_H + R <= src.height;
+  if (inside)
+    cache_halo_tile < T, R, MAGNITUDE, QUADS > (tile, src, dst, x0, y0,
         slot, offset, border);
   else
-    cache_halo_compute < T, R, MAGNITUDE, true > (tile, src, dst, x0, y0,
-        slot, offset, border);
+    tiled_halo_tile < T, R, MAGNITUDE > (tile, src, dst, x0, y0, slot,
+        offset, border);
 }
 
 #endif /* CUDACONV_CACHE_HALO_CUH */

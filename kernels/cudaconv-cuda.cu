@@ -222,7 +222,7 @@ launch_2d (const Launch & l)
     return launch_column_tiles (conv_tiled_halo < T, R, MAGNITUDE >,
         TiledHaloLayout < R >::BYTES, l);
   /* cache-halo: small windows of planes that move as quads take the strip
-   * kernel, where the column kernel's halo loads would cost more than its
+   * kernel, where the 2D kernel's halo loads would cost more than its
    * multiply-adds */
   if constexpr (R <= ST_MAX_RADIUS) {
     if (moves_as_quads < T > (l.src) && moves_as_quads < T > (l.dst))
@@ -230,7 +230,11 @@ launch_2d (const Launch & l)
           ST_TILE_W, StripLayout < R >::TILE_H, dim3 (ST_LANES, ST_WARPS), 0,
           l);
   }
-  return launch_column_tiles (conv_cache_halo < T, R, MAGNITUDE >, 0, l);
+  if (moves_as_quads < T > (l.src))
+    return launch_column_tiles (conv_cache_halo < T, R, MAGNITUDE, true >,
+        CacheHaloLayout < R >::BYTES, l);
+  return launch_column_tiles (conv_cache_halo < T, R, MAGNITUDE, false >,
+      CacheHaloLayout < R >::BYTES, l);
 }
 
 template < typename T, int R > static cudaError_t

@@ -316,40 +316,15 @@ round_up4 (int n)
  * input sample feeds up to 2r+1 outputs of a run: per filter row (or
  * column) a thread loads NS_RUN + 2r samples and does NS_RUN * (2r+1)
  * multiply-adds (240 against 30 samples at r = 7), which keeps the FMA units
- * rather than shared memory the limit. The tiled-halo kernel runs along a
- * row (threadIdx.x is the row, threadIdx.y the group of NS_RUN columns);
- * the cache-halo kernel and the separable column pass run down a column. */
+ * rather than shared memory the limit. The 2D kernels run along a row
+ * (threadIdx.x is the row, threadIdx.y the group of NS_RUN columns); the
+ * separable kernel's column pass runs down a column. */
 #define NS_THREADS_X 64
 #define NS_THREADS_Y 4
 #define NS_THREADS (NS_THREADS_X * NS_THREADS_Y)
 #define NS_RUN 16
 #define NS_TILE_W NS_THREADS_X
 #define NS_TILE_H (NS_THREADS_Y * NS_RUN)
-
-/* a[k] += sum_i wa[i][j] * win[k + i] (and b with wb for a gradient
- * magnitude): filter column j applied to a window of one input column. The
- * weights are read from constant memory once per column and reused by all
- * ROWS outputs. */
-template < int R, int ROWS, bool MAGNITUDE > __device__ __forceinline__ void
-accumulate_column (int slot, int j, const float (&win)[ROWS + 2 * R],
-    float (&a)[ROWS], float (&b)[ROWS])
-{
-  constexpr int SIDE = 2 * R + 1;
-  const float *wa = c_filters[slot];
-#pragma unroll
-  for (int i = 0; i < SIDE; i++) {
-    const float w = wa[i * SIDE + j];
-#pragma unroll
-    for (int k = 0; k < ROWS; k++)
-      a[k] = fmaf (w, win[k + i], a[k]);
-    if (MAGNITUDE) {
-      const float wb = wa[SIDE * SIDE + i * SIDE + j];
-#pragma unroll
-      for (int k = 0; k < ROWS; k++)
-        b[k] = fmaf (wb, win[k + i], b[k]);
-    }
-  }
-}
 
 /* The slot's (2r+1)^2 weights into registers, and for a gradient magnitude
  * the second filter's into wb, for kernels that keep the whole filter

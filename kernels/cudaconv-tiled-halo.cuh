@@ -120,19 +120,15 @@ tiled_halo_blocks_per_sm ()
   return R <= 7 ? 5 : 4;
 }
 
-template < typename T, int R, bool MAGNITUDE >
-__global__ void __launch_bounds__ (NS_THREADS,
-    tiled_halo_blocks_per_sm < R > ())
-conv_tiled_halo (ChannelArgs src, ChannelArgs dst, int slot, float offset,
-    CcBorder border, TileGrid tiles)
+/* One block's 64 x 64 tile: its window, halo included, staged at tile
+ * (TiledHaloLayout < R >::BYTES), then NS_RUN outputs per thread along a
+ * row. */
+template < typename T, int R, bool MAGNITUDE > __device__ __forceinline__ void
+tiled_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
+    int x0, int y0, int slot, float offset, CcBorder border)
 {
   typedef TiledHaloLayout < R > L;
   constexpr int SIDE = 2 * R + 1;
-  extern __shared__ float4 shared_vec[];
-  float *tile = reinterpret_cast < float *>(shared_vec);
-
-  const int x0 = tile_x0 (tiles, blockIdx.x, NS_TILE_W);
-  const int y0 = tile_y0 (tiles, blockIdx.x, NS_TILE_H);
   WindowStage < T, L::IN_W, L::IN_H, L::LEAD, L::PITCH, NS_THREADS > ().fill
       (tile, src, x0 - R, y0 - R, border);
   __syncthreads ();
@@ -163,6 +159,18 @@ conv_tiled_halo (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   finish_magnitude < NS_RUN, MAGNITUDE > (a, b);
   store_row < T, NS_RUN > (dst, x0 + threadIdx.y * NS_RUN,
       y0 + threadIdx.x, a, offset);
+}
+
+template < typename T, int R, bool MAGNITUDE >
+__global__ void __launch_bounds__ (NS_THREADS,
+    tiled_halo_blocks_per_sm < R > ())
+conv_tiled_halo (ChannelArgs src, ChannelArgs dst, int slot, float offset,
+    CcBorder border, TileGrid tiles)
+{
+  extern __shared__ float4 shared_vec[];
+  tiled_halo_tile < T, R, MAGNITUDE > (reinterpret_cast < float *>(shared_vec),
+      src, dst, tile_x0 (tiles, blockIdx.x, NS_TILE_W), tile_y0 (tiles,
+          blockIdx.x, NS_TILE_H), slot, offset, border);
 }
 
 #endif /* CUDACONV_TILED_HALO_CUH */
