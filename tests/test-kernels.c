@@ -444,37 +444,45 @@ test_interleaved (RefRng * rng)
   }
 }
 
-/* Gradient magnitude: Sobel, and a random pair of 5x5 filters. */
+/* Gradient magnitude: Sobel, and random pairs of 5x5 and 7x7 filters (the
+ * largest magnitude radius), on a plane of one tile and on one whose inner
+ * tiles read their halo from L1/L2 (cache-halo), with quads and without. */
 static void
 test_magnitude (RefRng * rng)
 {
   static const double sx[9] = { -1, 0, 1, -2, 0, 2, -1, 0, 1 };
   static const double sy[9] = { -1, -2, -1, 0, 0, 0, 1, 2, 1 };
-  double wa[25], wb[25];
-  float taps[50];
+  static const int sizes[][2] = { {45, 29}, {300, 150} };
+  double wa[49], wb[49];
+  float taps[98];
 
-  for (int k = 0; k < 25; k++) {
-    wa[k] = 2.0 * ref_rng_uniform (rng) - 1.0;
-    wb[k] = 2.0 * ref_rng_uniform (rng) - 1.0;
-  }
-  for (int bytes = 1; bytes <= 2; bytes++) {
-    for (int pair = 0; pair < 2; pair++) {
-      const double *a = pair ? wa : sx, *b = pair ? wb : sy;
-      int side = pair ? 5 : 3;
-      double divisor = pair ? 8.0 : 1.0, offset = pair ? 3.0 : 0.0;
-      Image im;
-      uint32_t *ref;
-      CcFilter f;
-      char what[160];
-      image_init (&im, rng, 45, 29, bytes, 1, 0,
-          bytes == 1 ? ROWS_16_BYTES : ROWS_UNALIGNED);
-      ref = malloc (sizeof (uint32_t) * im.width * im.height);
-      to_filter (a, b, side, divisor, offset, taps, &f);
-      snprintf (what, sizeof (what), "magnitude %s %d-bit",
-          pair ? "random 5x5" : "sobel", 8 * bytes);
-      check_all_borders (what, &im, a, b, side, divisor, offset, &f, ref);
-      free (ref);
-      image_clear (&im);
+  for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++) {
+    for (int bytes = 1; bytes <= 2; bytes++) {
+      for (int pair = 0; pair < 3; pair++) {
+        const int side = 2 * pair + 3;
+        const double *a = pair ? wa : sx, *b = pair ? wb : sy;
+        double divisor = pair == 0 ? 1.0 : pair == 1 ? 8.0 : 16.0;
+        double offset = pair ? 3.0 : 0.0;
+        const RowLayout layout = s == 0 ? (bytes == 1 ? ROWS_16_BYTES :
+            ROWS_UNALIGNED) : (bytes == 1 ? ROWS_QUADS : ROWS_UNALIGNED);
+        Image im;
+        uint32_t *ref;
+        CcFilter f;
+        char what[160];
+        for (int k = 0; k < side * side; k++) {
+          wa[k] = 2.0 * ref_rng_uniform (rng) - 1.0;
+          wb[k] = 2.0 * ref_rng_uniform (rng) - 1.0;
+        }
+        image_init (&im, rng, sizes[s][0], sizes[s][1], bytes, 1, 0, layout);
+        ref = malloc (sizeof (uint32_t) * im.width * im.height);
+        to_filter (a, b, side, divisor, offset, taps, &f);
+        snprintf (what, sizeof (what), "magnitude %s %dx%d %d-bit",
+            pair ? (pair == 1 ? "random 5x5" : "random 7x7") : "sobel",
+            im.width, im.height, 8 * bytes);
+        check_all_borders (what, &im, a, b, side, divisor, offset, &f, ref);
+        free (ref);
+        image_clear (&im);
+      }
     }
   }
 }
