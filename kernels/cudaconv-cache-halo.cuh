@@ -105,19 +105,8 @@ cache_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
     const int gy = y0 + tile_row;
     float win[L::WIN];
     if ((unsigned) tile_row < NS_TILE_H) {
-      const float4 *run = reinterpret_cast < const float4 *>(tile +
-          tile_row * L::PITCH + group * NS_RUN);
-#pragma unroll
-      for (int q = 0; q < L::VECS; q++) {
-        const float4 v = run[q];
-        const float f[4] = { v.x, v.y, v.z, v.w };
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-          const int m = 4 * q + k - L::SKIP;
-          if (m >= 0 && m < L::WIN)
-            win[m] = f[k];
-        }
-      }
+      load_window_row < L::SKIP, L::VECS > (reinterpret_cast <
+          const float4 * >(tile + tile_row * L::PITCH + group * NS_RUN), win);
       if (group == 0)
         halo_part < T, R, QUADS, 0, R > (src, wx, gy, win);
       if (group == NS_THREADS_Y - 1)

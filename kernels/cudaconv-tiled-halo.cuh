@@ -69,6 +69,25 @@ accumulate_row (int slot, int i, const float (&win)[COLS + 2 * R],
   }
 }
 
+/* A window row of WIN floats that starts SKIP floats past the 16-byte
+ * boundary at run, read as VECS 16-byte shared loads. */
+template < int SKIP, int VECS, int WIN > __device__ __forceinline__ void
+load_window_row (const float4 *run, float (&win)[WIN])
+{
+  static_assert (4 * VECS >= SKIP + WIN, "the loads cover the window");
+#pragma unroll
+  for (int q = 0; q < VECS; q++) {
+    const float4 v = run[q];
+    const float f[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+      const int m = 4 * q + k - SKIP;
+      if (m >= 0 && m < WIN)
+        win[m] = f[k];
+    }
+  }
+}
+
 /* COLS outputs along row y from column x on, offset added; outputs past
  * the plane's right or bottom edge are dropped. A warp's lanes write 32
  * different rows, so each lane's outputs leave as 16-byte stores where the
@@ -140,20 +159,9 @@ tiled_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
    * instruction cache */
 #pragma unroll (R <= 2 ? SIDE : 1)
   for (int i = 0; i < SIDE; i++) {
-    const float4 *run = reinterpret_cast < const float4 *>(row +
-        i * L::PITCH);
     float win[L::WIN];
-#pragma unroll
-    for (int q = 0; q < L::VECS; q++) {
-      const float4 v = run[q];
-      const float f[4] = { v.x, v.y, v.z, v.w };
-#pragma unroll
-      for (int k = 0; k < 4; k++) {
-        const int m = 4 * q + k - L::LEAD;
-        if (m >= 0 && m < L::WIN)
-          win[m] = f[k];
-      }
-    }
+    load_window_row < L::LEAD, L::VECS > (reinterpret_cast <
+        const float4 * >(row + i * L::PITCH), win);
     accumulate_row < R, NS_RUN, MAGNITUDE > (slot, i, win, a, b);
   }
   finish_magnitude < NS_RUN, MAGNITUDE > (a, b);
