@@ -17,6 +17,7 @@
 #include "cudaconv-cache-halo-strip.cuh"
 #include "cudaconv-cache-halo.cuh"
 #include "cudaconv-separable.cuh"
+#include "cudaconv-separable-fp32.cuh"
 
 #define FILL_BLOCK_W 32
 #define FILL_BLOCK_H 8
@@ -237,11 +238,17 @@ launch_2d (const Launch & l)
       CacheHaloLayout < R >::BYTES, l);
 }
 
+/* The tensor-core kernel for 8-bit planes from r = 2 on, the FP32 one for
+ * the rest: the faster of the two for each on an H100 (BENCHMARKS.md). */
 template < typename T, int R > static cudaError_t
 launch_separable (const Launch & l)
 {
-  return launch_column_tiles (conv_separable < T, R >,
-      SepLayout < R >::BYTES, l);
+  if constexpr (sizeof (T) == 1 && R >= 2)
+    return launch_column_tiles (conv_separable < R >, SepLayout < R >::BYTES,
+        l);
+  else
+    return launch_column_tiles (conv_separable_fp32 < T, R >,
+        SepFp32Layout < R >::BYTES, l);
 }
 
 template < typename T, int R > static cudaError_t

@@ -229,6 +229,8 @@ tile_y0 (const TileGrid & g, int t, int tile_h)
  *    store; consecutive threads write consecutive quads, so the stores are
  *    free of bank conflicts. Quads that load() left (the plane's rim, other
  *    layouts) are read sample by sample here, with their borders resolved.
+ *    store_to() does the same into another sink (a quad's window row and
+ *    quad column, what to write there is the sink's).
  * The window starts LEAD columns left of x0, where the quads are aligned:
  * window column c is at shared column LEAD + c of rows PITCH floats apart. */
 template < typename T, int W, int H, int LEAD, int PITCH, int THREADS >
@@ -264,8 +266,9 @@ struct WindowStage {
     }
   }
 
-  __device__ __forceinline__ void store (float *smem, const ChannelArgs & src,
-      int x0, int y0, CcBorder border) const
+  template < typename Sink > __device__ __forceinline__ void
+  store_to (const Sink & sink, const ChannelArgs & src, int x0, int y0,
+      CcBorder border) const
   {
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
 #pragma unroll
@@ -274,18 +277,35 @@ struct WindowStage {
       if (k >= QUADS)
         break;
       const int row = k / QUADS_X, col = k - row * QUADS_X;
-      float4 v;
       if (staged & (1u << n)) {
-        v = quad_to_float4 (quad[n]);
+        sink.quad (row, col, quad[n]);
       } else {
         const int gx = x0 - LEAD + 4 * col, gy = y0 + row;
-        v = make_float4 (load_bordered < T > (src, gx, gy, border),
-            load_bordered < T > (src, gx + 1, gy, border),
-            load_bordered < T > (src, gx + 2, gy, border),
-            load_bordered < T > (src, gx + 3, gy, border));
+        sink.samples (row, col, make_float4 (load_bordered < T > (src, gx, gy,
+                    border), load_bordered < T > (src, gx + 1, gy, border),
+                load_bordered < T > (src, gx + 2, gy, border),
+                load_bordered < T > (src, gx + 3, gy, border)));
       }
+    }
+  }
+
+  /* the window as floats, row r at smem + r * PITCH */
+  struct FloatSink {
+    float *smem;
+    __device__ __forceinline__ void samples (int row, int col, float4 v) const
+    {
       *reinterpret_cast < float4 * >(smem + row * PITCH + 4 * col) = v;
     }
+    __device__ __forceinline__ void quad (int row, int col, QuadT q) const
+    {
+      samples (row, col, quad_to_float4 (q));
+    }
+  };
+
+  __device__ __forceinline__ void store (float *smem, const ChannelArgs & src,
+      int x0, int y0, CcBorder border) const
+  {
+    store_to (FloatSink { smem }, src, x0, y0, border);
   }
 
   /* load() then store(): the whole window, its loads all in flight */
