@@ -101,7 +101,7 @@ template < int HALF_PITCH > struct HalfSink {
 };
 
 /* Pairs (taps[d], taps[d + 1]), d = p - SEP_BAND_ZERO, scaled by 2^e and
- * split into fp16 halves: hi[p], lo[p] for p < n, by thread p. */
+ * split into fp16 halves: hi[p] and lo[p], by thread p. */
 __device__ __forceinline__ void
 build_band (const float *taps, int side, int e, int p, unsigned *hi,
     unsigned *lo)
