@@ -31,6 +31,16 @@
 /* band[p] holds taps d and d + 1 for d = p - SEP_BAND_ZERO: a fragment
  * register's pair reaches d = -15 */
 #define SEP_BAND_ZERO (MMA_M - 1)
+/* the column band is built by threads 0 .., the row band by the threads
+ * from here on */
+#define SEP_ROW_BAND_THREAD 64
+
+/* the warp's index in the block */
+__device__ __forceinline__ int
+sep_warp ()
+{
+  return (threadIdx.y * NS_THREADS_X + threadIdx.x) >> 5;
+}
 
 template < int R > struct SepLayout {
   /* window column c is shared column LEAD + c, its quads aligned */
@@ -56,8 +66,8 @@ template < int R > struct SepLayout {
   /* the bands' pairs, every one a lane's fragments take */
   static constexpr int COL_BAND = COL_KSTEPS * MMA_K + MMA_M;
   static constexpr int ROW_BAND = ROW_KSTEPS * MMA_K + MMA_M;
-  static_assert (COL_BAND <= 64 && ROW_BAND <= 64,
-      "two warps build each band");
+  static_assert (COL_BAND <= SEP_ROW_BAND_THREAD && SEP_ROW_BAND_THREAD +
+      ROW_BAND <= NS_THREADS, "a thread per band pair");
   static_assert (NS_TILE_W / MMA_N == SEP_WARPS, "a warp per output chunk");
 
   /* shared memory: the window's plane (the rounded tile reuses it), mid's
@@ -113,7 +123,20 @@ build_band (const float *taps, int side, int e, int p, unsigned *hi,
   split_to_halves (pair, hi[p], lo[p]);
 }
 
-/* The column band (threads 0 ..) and the row band (threads 64 ..), and the
+/* The largest |tap| (x) and the sum of all |taps| (y) of SIDE taps */
+template < int SIDE > __device__ __forceinline__ float2
+tap_magnitudes (const float *taps)
+{
+  float2 m = make_float2 (0.0f, 0.0f);
+#pragma unroll
+  for (int j = 0; j < SIDE; j++) {
+    m.x = fmaxf (m.x, fabsf (taps[j]));
+    m.y += fabsf (taps[j]);
+  }
+  return m;
+}
+
+/* The column band and the row band (see SEP_ROW_BAND_THREAD), and the
  * scales: scales[0] takes a column sum to mid as stored (below 2^15, so
  * that fp16 holds it), scales[1] and scales[2] undo mid's and the row
  * taps' scaling. */
@@ -125,29 +148,23 @@ build_bands (int slot, int tid, unsigned *col_band, unsigned *row_band,
   constexpr int SIDE = 2 * R + 1;
   if (tid < L::COL_BAND) {
     const float *taps = c_filters[slot] + CC_SLOT_COL_TAPS;
-    float largest = 0.0f, sum = 0.0f;
-#pragma unroll
-    for (int j = 0; j < SIDE; j++) {
-      largest = fmaxf (largest, fabsf (taps[j]));
-      sum += fabsf (taps[j]);
-    }
-    const int e = scale_exponent (largest, HALF_TAP_TOP);
-    const int e_mid = scale_exponent (sum * SampleTraits < uint8_t >::max, 15);
+    const float2 m = tap_magnitudes < SIDE > (taps);
+    const int e = scale_exponent (m.x, HALF_TAP_TOP);
+    const int e_mid = scale_exponent (m.y * SampleTraits < uint8_t >::max, 15);
     if (tid == 0) {
       scales[0] = pow2f (min (max (e_mid - e, -126), 126));
       scales[1] = pow2f (-e_mid);
     }
     build_band (taps, SIDE, e, tid, col_band, col_band + L::COL_BAND);
-  } else if (tid >= 64 && tid < 64 + L::ROW_BAND) {
+  } else if (tid >= SEP_ROW_BAND_THREAD
+      && tid < SEP_ROW_BAND_THREAD + L::ROW_BAND) {
     const float *taps = c_filters[slot] + CC_SLOT_ROW_TAPS;
-    float largest = 0.0f;
-#pragma unroll
-    for (int j = 0; j < SIDE; j++)
-      largest = fmaxf (largest, fabsf (taps[j]));
-    const int e = scale_exponent (largest, HALF_TAP_TOP);
-    if (tid == 64)
+    const int e = scale_exponent (tap_magnitudes < SIDE > (taps).x,
+        HALF_TAP_TOP);
+    if (tid == SEP_ROW_BAND_THREAD)
       scales[2] = pow2f (-e);
-    build_band (taps, SIDE, e, tid - 64, row_band, row_band + L::ROW_BAND);
+    build_band (taps, SIDE, e, tid - SEP_ROW_BAND_THREAD, row_band,
+        row_band + L::ROW_BAND);
   }
 }
 
@@ -183,8 +200,7 @@ column_pass (const __half * window, const unsigned *band, float to_mid,
   typedef SepLayout < R > L;
   constexpr int BLOCKS_PER_ITEM = 2;
   constexpr int ITEMS_PER_CHUNK = SEP_BLOCKS / BLOCKS_PER_ITEM;
-  const int lane = threadIdx.x & 31, warp = (threadIdx.y * NS_THREADS_X +
-      threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31, warp = sep_warp ();
   const int g = lane >> 2, t = lane & 3;
 
   /* A rows g, g + 8, g, g + 8 at columns 2t, 2t, 2t + 8, 2t + 8 */
@@ -246,16 +262,6 @@ column_pass (const __half * window, const unsigned *band, float to_mid,
   }
 }
 
-/* Two rounded samples, floor(v) saturated, packed as they sit in a row */
-__device__ __forceinline__ void
-put_pair (uint8_t * at, float v0, float v1)
-{
-  unsigned packed;
-  asm ("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;":"=r" (packed):"r"
-      (__float2int_rd (v1)), "r" (__float2int_rd (v0)));
-  *reinterpret_cast < unsigned short *>(at) = (unsigned short) packed;
-}
-
 /* Row pass, one warp's share: output columns 8 w .. 8 w + 7 of all 64
  * rows, for warp w. B holds row taps k - n - LEAD, a pair per register; the
  * rounded samples go to the tile in shared memory. */
@@ -264,8 +270,7 @@ row_pass (const __half * mid, const unsigned *band, float from_mid,
     float from_taps, float bias, uint8_t * out)
 {
   typedef SepLayout < R > L;
-  const int lane = threadIdx.x & 31, warp = (threadIdx.y * NS_THREADS_X +
-      threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31, warp = sep_warp ();
   const int g = lane >> 2, t = lane & 3;
 
   /* B rows 2t and 2t + 8 at column g */
@@ -290,14 +295,17 @@ row_pass (const __half * mid, const unsigned *band, float from_mid,
       mma_16x8x16 (small, hi, b[1][s][0], b[1][s][1]);
       mma_16x8x16 (small, lo, b[0][s][0], b[0][s][1]);
     }
+    /* C: rows g and g + 8, columns 2t and 2t + 1 */
     float v[4];
 #pragma unroll
     for (int k = 0; k < 4; k++)
       v[k] = fmaf ((big[k] + small[k]) * from_taps, from_mid, bias);
+    const unsigned packed = pack_floor_saturated ((uint8_t *) nullptr, v);
     uint8_t *row = out + (MMA_M * blk + g) * OutTile::PITCH + MMA_N * warp +
         2 * t;
-    put_pair (row, v[0], v[1]);
-    put_pair (row + 8 * OutTile::PITCH, v[2], v[3]);
+    *reinterpret_cast < unsigned short *>(row) = (unsigned short) packed;
+    *reinterpret_cast < unsigned short *>(row + 8 * OutTile::PITCH) =
+        (unsigned short) (packed >> 16);
   }
 }
 
@@ -340,8 +348,7 @@ stage_interior (const Sink & sink, const ChannelArgs & src, int wx, int wy)
   constexpr int QUADS_X = L::MID_COLS / 4;
   constexpr int ROWS = (L::IN_H + SEP_WARPS - 1) / SEP_WARPS;
   static_assert (QUADS_X <= 32, "a lane per quad of a row");
-  const int lane = threadIdx.x & 31, warp = (threadIdx.y * NS_THREADS_X +
-      threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31, warp = sep_warp ();
   if (lane >= QUADS_X)
     return;
   const char *p = src.data + (size_t) (wy + warp) * src.pitch +
