@@ -310,8 +310,8 @@ template < typename T, int R, bool MAGNITUDE > constexpr int
 strip_blocks_per_sm ()
 {
   if (sizeof (T) == 1)
-    return R <= 1 ? (MAGNITUDE ? 6 : 8) : 4;
-  return R <= 1 ? 5 : 3;
+    return blocks_that_fit (ST_THREADS, R <= 1 ? (MAGNITUDE ? 6 : 8) : 4);
+  return blocks_that_fit (ST_THREADS, R <= 1 ? 5 : 3);
 }
 
 template < typename T, int R, bool MAGNITUDE >

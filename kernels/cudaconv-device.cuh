@@ -199,6 +199,34 @@ quad_to_float4 (uint2 w)
       biased_sample_to_float (__byte_perm (w.y, CC_TWO_POW_23_BITS, 0x7532)));
 }
 
+/* Threads an SM holds on the GPU this pass compiles for (the table of
+ * compute capabilities in the CUDA C++ Programming Guide: 7.5 1024; 8.6,
+ * 8.7, 8.9 and 12.x 1536; the others 2048). */
+constexpr int
+sm_max_threads ()
+{
+#if !defined (__CUDA_ARCH__)
+  return 2048;
+#elif __CUDA_ARCH__ == 750
+  return 1024;
+#elif __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 \
+    || __CUDA_ARCH__ >= 1200
+  return 1536;
+#else
+  return 2048;
+#endif
+}
+
+/* The minimum blocks per SM for __launch_bounds__: wanted where that many
+ * blocks of threads fit an SM, else 0 (no minimum). ptxas ignores a
+ * minimum that cannot fit, with a warning per kernel: 86 lines on Turing,
+ * where 5 blocks of 256 threads ask for more than its 1024. */
+constexpr int
+blocks_that_fit (int threads, int wanted)
+{
+  return wanted * threads <= sm_max_threads () ? wanted : 0;
+}
+
 /* A one-dimensional grid of tiles: block t takes column t % columns of row
  * t / columns, so blocks launched together work on neighbouring tiles and
  * share their halos through L2, and no plane is too tall for the grid. */

@@ -137,7 +137,8 @@ template < int O, int S, int E > struct SpanLoad {
  * plane leave the last wave of blocks half empty and each block's load
  * phase has too little company to hide behind. */
 template < typename T, int R, bool MAGNITUDE >
-__global__ void __launch_bounds__ (RB_THREADS, 4)
+__global__ void __launch_bounds__ (RB_THREADS, blocks_that_fit (RB_THREADS,
+        4))
 conv_row_block (ChannelArgs src, ChannelArgs dst, int slot, float offset,
     CcBorder border, TileGrid tiles)
 {

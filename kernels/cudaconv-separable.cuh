@@ -367,7 +367,8 @@ stage_interior (const Sink & sink, const ChannelArgs & src, int wx, int wy)
 
 /* 8-bit planes only (see the top of this file) */
 template < int R >
-__global__ void __launch_bounds__ (NS_THREADS, 5)
+__global__ void __launch_bounds__ (NS_THREADS, blocks_that_fit (NS_THREADS,
+        5))
 conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
     CcBorder border, TileGrid tiles)
 {

@@ -136,7 +136,7 @@ store_row (const ChannelArgs & dst, int x, int y, const float (&v)[COLS],
 template < int R > constexpr int
 tiled_halo_blocks_per_sm ()
 {
-  return R <= 7 ? 5 : 4;
+  return blocks_that_fit (NS_THREADS, R <= 7 ? 5 : 4);
 }
 
 /* One block's 64 x 64 tile: its window, halo included, staged at tile
