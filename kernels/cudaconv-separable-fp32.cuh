@@ -32,8 +32,9 @@ sep_fp32_pitch (int n)
 }
 
 /* The window starts LEAD columns left of the tile's halo (WindowStage), so
- * run q's outputs read shared columns q * SEP_FP32_RUN + LEAD onwards: its vector
- * window starts at the aligned q * SEP_FP32_RUN and is LEAD longer. */
+ * run q's outputs read shared columns q * SEP_FP32_RUN + LEAD onwards: its
+ * vector window starts at the aligned q * SEP_FP32_RUN and is LEAD
+ * longer. */
 template < int R > struct SepFp32Layout {
   static constexpr int LEAD = quad_lead < R > ();
   static constexpr int IN_W = NS_TILE_W + 2 * R;
