@@ -18,10 +18,16 @@
  * columns, never goes there: lanes 0 and 31 keep it in a register, loaded
  * through L1/L2 where the neighbouring warps' own loads put it.
  *
- * Ghost cells: a row outside the plane is resolved once per row for the
- * whole warp; columns outside it concern only the lanes at the plane's
- * sides, which resolve their ghost columns once and read those samples one
- * by one. Only warps whose window leaves the plane run that code (EDGE). */
+ * Ghost cells: the rows outside the plane are resolved once per warp
+ * (GhostRows); columns outside it concern only the lanes at the plane's
+ * sides, which resolve their ghost columns once and take them from their
+ * own quad (clamp, mirror, zero) or read them one by one (wrap, quads cut
+ * by the plane's side). Only warps whose window leaves the plane run that
+ * code (EDGE), and it has to be nearly as fast as the inside's: the grid
+ * is about one wave, so the slowest warps set the kernel's time. Before
+ * GhostRows and the picked columns, ncu at r1 (8-bit 3840x2160) counted
+ * SM active cycles from 18.6 K to 32.8 K of 36.7 K elapsed; after, 17.9 K
+ * to 23.3 K of 27.1 K. */
 #ifndef CUDACONV_CACHE_HALO_STRIP_CUH
 #define CUDACONV_CACHE_HALO_STRIP_CUH
 
@@ -59,12 +65,88 @@ quad_floats (QuadT w, float (&f)[4])
   f[3] = v.w;
 }
 
+/* A ghost column that a lane at the plane's side takes from its own quad:
+ * with quad-aligned strips and r <= 2, clamp and mirror map the columns
+ * beyond a side into the quad that ends there, and a zero is a byte
+ * permute's constant, where a load per sample and row kept the rim warps
+ * waiting on global memory. The pick is a byte_perm selector (nonzero; bit 16 picks a 16-bit
+ * quad's second word), made once per lane: sample k of the quad, or
+ * k < 0 for a zero. 0: no pick. */
+__device__ __forceinline__ unsigned
+ghost_pick (uint8_t *, int k)
+{
+  return k < 0 ? 0x7544u : 0x7540u + k;
+}
+
+__device__ __forceinline__ unsigned
+ghost_pick (uint16_t *, int k)
+{
+  return k < 0 ? 0x7544u : ((k & 1) ? 0x7532u : 0x7510u) | (k >= 2 ?
+      0x10000u : 0u);
+}
+
+__device__ __forceinline__ float
+picked_sample (unsigned q, unsigned pick)
+{
+  return biased_sample_to_float (__byte_perm (q, CC_TWO_POW_23_BITS, pick));
+}
+
+__device__ __forceinline__ float
+picked_sample (uint2 q, unsigned pick)
+{
+  return biased_sample_to_float (__byte_perm (pick & 0x10000u ? q.y : q.x,
+          CC_TWO_POW_23_BITS, pick));
+}
+
+/* Sample x of a row (by: its plane row, -1 for a row of zeros) with the
+ * border resolved. Out of line: inlined per column and row, the border's
+ * arithmetic grew the EDGE loop to 2,500 instructions and made it spill,
+ * for the few lanes (wrap, a quad cut by the plane's side) that take it. */
+template < typename T > __device__ __noinline__ float
+read_ghost_column (const T * row, int by, int x, int width, CcBorder border)
+{
+  const int g = cc_border_index (x, width, border);
+  return g >= 0 && by >= 0 ? sample_to_float (__ldg (row + g)) : 0.0f;
+}
+
+/* The plane rows that stand in for the R rows above the plane and the R
+ * below it, resolved once per warp: a few selects per ghost row, where the
+ * border's switch and a row address per fetched row made the loop of the
+ * warps at the plane's top and bottom 4.5 times the inside one's
+ * (1,133 against 249 instructions per loop body, 8-bit r1, sm_90). */
+template < int R > struct GhostRows {
+  int top[R > 0 ? R : 1], bottom[R > 0 ? R : 1];
+  int height;
+
+  __device__ __forceinline__ void init (int h, CcBorder border)
+  {
+    height = h;
+#pragma unroll
+    for (int k = 0; k < R; k++) {
+      top[k] = cc_border_index (k - R, h, border);
+      bottom[k] = cc_border_index (h + k, h, border);
+    }
+  }
+
+  /* the plane row for row y (-R <= y), -1 for zeros (also past the rows
+   * any output reads) */
+  __device__ __forceinline__ int resolve (int y) const
+  {
+    int by = y < height ? y : -1;
+#pragma unroll
+    for (int k = 0; k < R; k++) {
+      by = y == k - R ? top[k] : by;
+      by = y == height + k ? bottom[k] : by;
+    }
+    return by;
+  }
+};
+
 /* What a lane loads for one input row: its own quad, and for lanes 0 and 31
  * the halo quad beyond the warp's side. */
 template < typename T > struct StripRow {
   typedef typename Quad < T >::type QuadT;
   QuadT own, halo;
-  int by;                       /* the plane row it came from, -1: zeros */
 };
 
 /* Where a lane's loads go, fixed for the whole strip. */
@@ -92,23 +174,25 @@ template < typename T > struct StripLane {
     halo_offset = halo_load ? (size_t) hx * sizeof (T) : 0;
   }
 
-  /* row y, which may lie outside the plane */
-  __device__ __forceinline__ void fetch_edge (const ChannelArgs & src, int y,
-      CcBorder border, StripRow < T > &row) const
+  /* the row that starts at base, inside the plane */
+  __device__ __forceinline__ void fetch_row (const char *base,
+      StripRow < T > &row) const
   {
-    /* cc_border_index tests the range itself, but testing it here first
-     * keeps the border switch off the common path: without it ptxas spills
-     * more in the 8-bit r1 kernel (44 bytes of stores instead of 32, sm_90) */
-    row.by = (unsigned) y < (unsigned) src.height ? y :
-        cc_border_index (y, src.height, border);
+    row.own = __ldg (reinterpret_cast < const QuadT *>(base + own_offset));
+    row.halo = QuadT ();
+    if (halo_load)
+      row.halo = __ldg (reinterpret_cast < const QuadT *>(base +
+              halo_offset));
+  }
+
+  /* plane row by, -1 for a row of zeros */
+  __device__ __forceinline__ void fetch_ghost (const ChannelArgs & src,
+      int by, StripRow < T > &row) const
+  {
     row.own = QuadT ();
     row.halo = QuadT ();
-    if (row.by >= 0) {
-      const char *p = src.data + (size_t) row.by * src.pitch;
-      row.own = __ldg (reinterpret_cast < const QuadT *>(p + own_offset));
-      if (halo_load)
-        row.halo = __ldg (reinterpret_cast < const QuadT *>(p + halo_offset));
-    }
+    if (by >= 0)
+      fetch_row (src.data + (size_t) by * src.pitch, row);
   }
 
   /* the row whose own quad is at p, the lane's quads all inside the plane:
@@ -117,7 +201,6 @@ template < typename T > struct StripLane {
       StripRow < T > &row) const
   {
     const QuadT *own = reinterpret_cast < const QuadT *>(p);
-    row.by = 0;
     row.own = __ldg (own);
     row.halo = QuadT ();
     if (radius > 0 && threadIdx.x == 0)
@@ -147,33 +230,57 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
   /* out row o of the strip sums in a[o % SIDE] */
   float a[SIDE][4], b[MAGNITUDE ? SIDE : 1][4];
 
-  /* input rows are fetched in order: m is the strip's next one, p its own
-   * quad when the strip lies inside the plane */
+  /* out row o leaves at out, which moves down a row per finished row:
+   * recomputing the address from y0 + o took 8 instructions a row */
+  char *out = dst.data + (size_t) y0 * dst.pitch + me.own_offset;
+  /* An FFMA takes one uniform operand; with the first weight and start
+   * both uniform ptxas copied one into a register for every row. A
+   * shuffle's result is a per-lane register, once. */
+  const float first = __shfl_sync (0xffffffffu, start, 0);
+
+  /* input rows are fetched in order: m is the strip's next one; p is its
+   * own quad when the strip lies inside the plane, else the row's start
+   * (never read while the row lies outside the plane) */
+  GhostRows < R > ghosts;
+  if (EDGE)
+    ghosts.init (src.height, border);
   int m = 0;
-  const char *p = EDGE ? nullptr : src.data + (size_t) (y0 - R) * src.pitch +
-      me.own_offset;
+  const char *p = src.data + (ptrdiff_t) (y0 - R) * (ptrdiff_t) src.pitch +
+      (EDGE ? 0 : me.own_offset);
   auto fetch =[&](StripRow < T > &row) {
-    if (EDGE) {
-      me.fetch_edge (src, y0 - R + m, border, row);
-    } else {
+    if (!EDGE)
       me.fetch_inside (p, R, row);
-      p += src.pitch;
-    }
+    else if ((unsigned) (y0 - R + m) < (unsigned) src.height)
+      me.fetch_row (p, row);
+    else
+      me.fetch_ghost (src, ghosts.resolve (y0 - R + m), row);
+    p += src.pitch;
     m++;
   };
 
-  /* The lanes at the plane's sides read the window columns whose quads they
-   * did not load one by one: ghost[c] is the plane column of window column
-   * c, -1 for a zero, or STRIP_LOADED. */
-  constexpr int STRIP_LOADED = -2;
-  int ghost[EDGE ? SPAN : 1];
+  /* The lanes at the plane's sides take the window columns whose quads
+   * they did not load from their own quad where the border puts them
+   * there (pick, for the r columns each side), else read them one by one
+   * (reads_samples). */
+  auto loaded =[&](int c) {
+    return c < R ? me.left_full : c < R + 4 ? me.own_full : me.right_full;
+  };
+  auto halo_column =[&](int c) {
+    return c < R || c >= R + 4;
+  };
+  unsigned pick[EDGE ? SPAN : 1];
+  bool reads_samples = false;
   if (EDGE) {
 #pragma unroll
     for (int c = 0; c < SPAN; c++) {
-      const bool loaded = c < R ? me.left_full : c < R + 4 ? me.own_full :
-          me.right_full;
-      ghost[c] = loaded ? STRIP_LOADED : cc_border_index (me.x - R + c,
-          src.width, border);
+      const int g = cc_border_index (me.x - R + c, src.width, border);
+      pick[c] = 0;
+      if (!loaded (c) && halo_column (c) && g < 0)
+        pick[c] = ghost_pick ((T *) nullptr, -1);
+      else if (!loaded (c) && halo_column (c) && me.own_full && g >= me.x
+          && g < me.x + 4)
+        pick[c] = ghost_pick ((T *) nullptr, g - me.x);
+      reads_samples |= !loaded (c) && pick[c] == 0;
     }
   }
 
@@ -242,13 +349,20 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
         }
       }
       if (EDGE && !fast && me.x < src.width) {
-        const T *row = reinterpret_cast < const T *>(src.data +
-            (size_t) cur[t].by * src.pitch);
 #pragma unroll
         for (int c = 0; c < SPAN; c++)
-          if (ghost[c] != STRIP_LOADED)
-            f[c] = ghost[c] >= 0 && cur[t].by >= 0 ?
-                sample_to_float (__ldg (row + ghost[c])) : 0.0f;
+          if (halo_column (c) && pick[c] != 0)
+            f[c] = picked_sample (cur[t].own, pick[c]);
+        if (reads_samples) {
+          const int by = ghosts.resolve (y0 - R + m0 + t);
+          const T *row = reinterpret_cast < const T *>(src.data +
+              (size_t) (by >= 0 ? by : 0) * src.pitch);
+#pragma unroll
+          for (int c = 0; c < SPAN; c++)
+            if (!loaded (c) && pick[c] == 0)
+              f[c] = read_ghost_column (row, by, me.x - R + c, src.width,
+                  border);
+        }
       }
 
       /* input row m feeds out rows m - 2r .. m, filter row i = m - o */
@@ -257,7 +371,7 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
         const int s = (t - i + SIDE) % SIDE;
 #pragma unroll
         for (int q = 0; q < 4; q++) {
-          float sa = i == 0 ? start : a[s][q];
+          float sa = i == 0 ? first : a[s][q];
 #pragma unroll
           for (int j = 0; j < SIDE; j++)
             sa = fmaf (w[i * SIDE + j], f[q + j], sa);
@@ -287,9 +401,8 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
             v[q] += bias;
         }
         if (!EDGE || me.own_full) {
-          *reinterpret_cast < QuadT * >(dst.data + (size_t) (y0 + o) *
-              dst.pitch + me.own_offset) = pack_floor_saturated ((T *) nullptr,
-              v);
+          *reinterpret_cast < QuadT * >(out) =
+              pack_floor_saturated ((T *) nullptr, v);
         } else {
 #pragma unroll
           for (int q = 0; q < 4; q++)
@@ -297,6 +410,7 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
               store_rounded < T > (dst, me.x + q, y0 + o,
                   round_biased_sample < T > (v[q]));
         }
+        out += dst.pitch;
       }
     }
   }
