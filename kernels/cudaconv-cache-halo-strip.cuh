@@ -24,9 +24,9 @@
  * own quad (clamp, mirror, zero) or read them one by one (wrap, quads cut
  * by the plane's side). Only warps whose window leaves the plane run that
  * code (EDGE), and it has to be nearly as fast as the inside's: the grid
- * is about one wave, so the slowest warps set the kernel's time. Before
- * GhostRows and the picked columns, ncu at r1 (8-bit 3840x2160) counted
- * SM active cycles from 18.6 K to 32.8 K of 36.7 K elapsed; after, 17.9 K
+ * is about one wave, so the slowest warps set the kernel's time. With the
+ * rows resolved per fetch, ncu at r1 (8-bit 3840x2160) counted SM active
+ * cycles from 18.6 K to 32.8 K of 36.7 K elapsed; with GhostRows, 17.9 K
  * to 23.3 K of 27.1 K. */
 #ifndef CUDACONV_CACHE_HALO_STRIP_CUH
 #define CUDACONV_CACHE_HALO_STRIP_CUH
