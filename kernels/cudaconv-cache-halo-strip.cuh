@@ -69,9 +69,9 @@ quad_floats (QuadT w, float (&f)[4])
  * with quad-aligned strips and r <= 2, clamp and mirror map the columns
  * beyond a side into the quad that ends there, and a zero is a byte
  * permute's constant, where a load per sample and row kept the rim warps
- * waiting on global memory. The pick is a byte_perm selector (nonzero; bit 16 picks a 16-bit
- * quad's second word), made once per lane: sample k of the quad, or
- * k < 0 for a zero. 0: no pick. */
+ * waiting on global memory. The pick is a byte_perm selector (nonzero;
+ * bit 16 picks a 16-bit quad's second word), made once per lane: sample k
+ * of the quad, or k < 0 for a zero. 0: no pick. */
 __device__ __forceinline__ unsigned
 ghost_pick (uint8_t *, int k)
 {
@@ -98,15 +98,14 @@ picked_sample (uint2 q, unsigned pick)
           CC_TWO_POW_23_BITS, pick));
 }
 
-/* Sample x of a row (by: its plane row, -1 for a row of zeros) with the
- * border resolved. Out of line: inlined per column and row, the border's
+/* load_bordered out of line: inlined per column and row, the border's
  * arithmetic grew the EDGE loop to 2,500 instructions and made it spill,
- * for the few lanes (wrap, a quad cut by the plane's side) that take it. */
+ * for the few lanes (wrap, a quad cut by the plane's side) that take it.
+ * src by value: a reference put it in every variant's stack frame. */
 template < typename T > __device__ __noinline__ float
-read_ghost_column (const T * row, int by, int x, int width, CcBorder border)
+read_ghost_column (ChannelArgs src, int x, int y, CcBorder border)
 {
-  const int g = cc_border_index (x, width, border);
-  return g >= 0 && by >= 0 ? sample_to_float (__ldg (row + g)) : 0.0f;
+  return load_bordered < T > (src, x, y, border);
 }
 
 /* The plane rows that stand in for the R rows above the plane and the R
@@ -275,11 +274,10 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
     for (int c = 0; c < SPAN; c++) {
       const int g = cc_border_index (me.x - R + c, src.width, border);
       pick[c] = 0;
-      if (!loaded (c) && halo_column (c) && g < 0)
-        pick[c] = ghost_pick ((T *) nullptr, -1);
-      else if (!loaded (c) && halo_column (c) && me.own_full && g >= me.x
-          && g < me.x + 4)
-        pick[c] = ghost_pick ((T *) nullptr, g - me.x);
+      if (!loaded (c) && halo_column (c))
+        pick[c] = g < 0 ? ghost_pick ((T *) nullptr, -1) : me.own_full
+            && g >= me.x && g < me.x + 4 ? ghost_pick ((T *) nullptr,
+            g - me.x) : 0;
       reads_samples |= !loaded (c) && pick[c] == 0;
     }
   }
@@ -354,14 +352,11 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
           if (halo_column (c) && pick[c] != 0)
             f[c] = picked_sample (cur[t].own, pick[c]);
         if (reads_samples) {
-          const int by = ghosts.resolve (y0 - R + m0 + t);
-          const T *row = reinterpret_cast < const T *>(src.data +
-              (size_t) (by >= 0 ? by : 0) * src.pitch);
 #pragma unroll
           for (int c = 0; c < SPAN; c++)
             if (!loaded (c) && pick[c] == 0)
-              f[c] = read_ghost_column (row, by, me.x - R + c, src.width,
-                  border);
+              f[c] = read_ghost_column < T > (src, me.x - R + c,
+                  y0 - R + m0 + t, border);
         }
       }
 
