@@ -5,9 +5,9 @@
  *                  [--csv FILE]
  *
  * Kernels (--kernels): one 8- or 16-bit plane, border clamp, for each
- * strategy and radius at 3840x2160 and 1920x1080, against the GPU's FP32 rate
- * measured in the same run and against a plain copy of the plane
- * (bench-copy-floor.cu; see time_launches for the method); the CPU
+ * strategy and radius at 3840x2160 and 1920x1080 (or only --size), against
+ * the GPU's FP32 rate measured in the same run and against a plain copy of
+ * the plane (bench-copy-floor.cu; see time_launches for the method); the CPU
  * backend's times follow. Element (--element): frames per second end to end
  * with the input in cudaconv's pinned pool and in foreign buffers, against
  * the transfer floor and cudaupload ! cudadownload; the CPU backend against
@@ -176,8 +176,9 @@ gaussian_factors (int radius, float *factor, float *taps)
       taps[i * side + j] = factor[i] * factor[j];
 }
 
+/* only_size: "WxH" for that plane size alone, NULL for both of sizes[] */
 static int
-cuda_kernel_table (void)
+cuda_kernel_table (const char *only_size)
 {
   static float taps[CC_MAX_TAPS], gauss_taps[CC_MAX_TAPS];
   static float factor[CC_MAX_SIDE];
@@ -185,12 +186,18 @@ cuda_kernel_table (void)
     "separable"
   };
   struct cudaDeviceProp prop;
-  int slot = cc_cuda_filter_slot_acquire (), count = 0;
+  int only_w = 0, only_h = 0, count = 0;
 
+  if (only_size && (sscanf (only_size, "%dx%d", &only_w, &only_h) != 2
+          || only_w <= 0 || only_h <= 0)) {
+    fprintf (stderr, "--size takes WxH\n");
+    return 2;
+  }
   if (cudaGetDeviceCount (&count) != cudaSuccess || count == 0) {
     printf ("kernels: no usable CUDA device, skipped\n");
     return 0;
   }
+  int slot = cc_cuda_filter_slot_acquire ();
   cudaGetDeviceProperties (&prop, 0);
   const double fma_rate = cc_bench_fp32_fma_rate ();
   printf ("\nCUDA kernels on %s: one plane, border clamp, CUDA events, "
@@ -207,7 +214,8 @@ cuda_kernel_table (void)
       "r", "tiled", "cache", "gauss-2D", "separable", "floor", "2D/floor",
       "2D/sep", "auto picks (gaussian)");
   for (int s = (int) G_N_ELEMENTS (sizes) - 1; s >= 0; s--) {
-    const int w = sizes[s][0], h = sizes[s][1];
+    const int w = only_size ? only_w : sizes[s][0];
+    const int h = only_size ? only_h : sizes[s][1];
     for (int bytes = 1; bytes <= 2; bytes++) {
       size_t pitch;
       void *d_in, *d_out;
@@ -271,6 +279,8 @@ cuda_kernel_table (void)
       cudaFree (d_out);
       free (host);
     }
+    if (only_size)
+      break;
   }
   cc_cuda_filter_slot_release (slot);
   return 0;
@@ -809,7 +819,7 @@ main (int argc, char **argv)
 
   if (kernels) {
 #ifdef HAVE_CUDA
-    status |= cuda_kernel_table ();
+    status |= cuda_kernel_table (size);
 #else
     printf ("kernels: built without CUDA\n");
 #endif
