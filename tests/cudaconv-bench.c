@@ -176,9 +176,9 @@ gaussian_factors (int radius, float *factor, float *taps)
       taps[i * side + j] = factor[i] * factor[j];
 }
 
-/* only_size: "WxH" for that plane size alone, NULL for both of sizes[] */
+/* only_w x only_h: that plane size alone; 0 x 0: each of sizes[] */
 static int
-cuda_kernel_table (const char *only_size)
+cuda_kernel_table (int only_w, int only_h)
 {
   static float taps[CC_MAX_TAPS], gauss_taps[CC_MAX_TAPS];
   static float factor[CC_MAX_SIDE];
@@ -186,13 +186,8 @@ cuda_kernel_table (const char *only_size)
     "separable"
   };
   struct cudaDeviceProp prop;
-  int only_w = 0, only_h = 0, count = 0;
+  int count = 0;
 
-  if (only_size && (sscanf (only_size, "%dx%d", &only_w, &only_h) != 2
-          || only_w <= 0 || only_h <= 0)) {
-    fprintf (stderr, "--size takes WxH\n");
-    return 2;
-  }
   if (cudaGetDeviceCount (&count) != cudaSuccess || count == 0) {
     printf ("kernels: no usable CUDA device, skipped\n");
     return 0;
@@ -214,8 +209,8 @@ cuda_kernel_table (const char *only_size)
       "r", "tiled", "cache", "gauss-2D", "separable", "floor", "2D/floor",
       "2D/sep", "auto picks (gaussian)");
   for (int s = (int) G_N_ELEMENTS (sizes) - 1; s >= 0; s--) {
-    const int w = only_size ? only_w : sizes[s][0];
-    const int h = only_size ? only_h : sizes[s][1];
+    const int w = only_w ? only_w : sizes[s][0];
+    const int h = only_w ? only_h : sizes[s][1];
     for (int bytes = 1; bytes <= 2; bytes++) {
       size_t pitch;
       void *d_in, *d_out;
@@ -279,7 +274,7 @@ cuda_kernel_table (const char *only_size)
       cudaFree (d_out);
       free (host);
     }
-    if (only_size)
+    if (only_w)
       break;
   }
   cc_cuda_filter_slot_release (slot);
@@ -697,21 +692,18 @@ element_row (const char *label, const char *middle, const char *format,
  * cudaupload ! cudadownload; then the CPU backend against gaussianblur. */
 static int
 element_table (const char *format, const char *props, int frames,
-    const char *only_size)
+    int only_w, int only_h)
 {
   printf ("\nElement: appsrc ! ... ! appsink sync=false, %s, cudaconv %s, "
       "frames/s after %d warm-up frames of %d\n", format, props,
       WARMUP_OUTPUTS, frames);
   for (size_t s = 0; s < G_N_ELEMENTS (sizes); s++) {
-    int w = sizes[s][0], h = sizes[s][1];
+    const int w = only_w ? only_w : sizes[s][0];
+    const int h = only_w ? only_h : sizes[s][1];
     GstVideoInfo info;
     double floor_fps = -1.0;
     gchar *mid;
 
-    if (only_size && sscanf (only_size, "%dx%d", &w, &h) != 2) {
-      fprintf (stderr, "--size takes WxH\n");
-      return 2;
-    }
     gst_video_info_set_format (&info, gst_video_format_from_string (format),
         w, h);
 #ifdef HAVE_CUDA
@@ -748,7 +740,7 @@ element_table (const char *format, const char *props, int frames,
     element_row ("cpu backend", mid, format, w, h, FEED_FOREIGN,
         MAX (frames / 10, WARMUP_OUTPUTS + 20), -1.0);
     g_free (mid);
-    if (only_size)
+    if (only_w)
       break;
   }
 
@@ -776,6 +768,7 @@ main (int argc, char **argv)
   gint frames = 1000;
   gchar *size = NULL, *format = NULL, *props = NULL;
   gchar *csv_path = NULL;
+  int only_w = 0, only_h = 0;
   GOptionEntry entries[] = {
     {"kernels", 0, 0, G_OPTION_ARG_NONE, &kernels, "Time the kernels", NULL},
     {"element", 0, 0, G_OPTION_ARG_NONE, &element, "Time the element", NULL},
@@ -806,6 +799,11 @@ main (int argc, char **argv)
     fprintf (stderr, "%s\n", err->message);
     return 2;
   }
+  if (size && (sscanf (size, "%dx%d", &only_w, &only_h) != 2 || only_w <= 0
+          || only_h <= 0)) {
+    fprintf (stderr, "--size takes WxH\n");
+    return 2;
+  }
   if (csv_path && !(csv = fopen (csv_path, "a"))) {
     fprintf (stderr, "cannot open %s\n", csv_path);
     return 2;
@@ -819,14 +817,14 @@ main (int argc, char **argv)
 
   if (kernels) {
 #ifdef HAVE_CUDA
-    status |= cuda_kernel_table (size);
+    status |= cuda_kernel_table (only_w, only_h);
 #else
     printf ("kernels: built without CUDA\n");
 #endif
     cpu_kernel_table ();
   }
   if (element)
-    status |= element_table (format, props, frames, size);
+    status |= element_table (format, props, frames, only_w, only_h);
   if (live) {
     printf ("\nLive:\n");
     status |= live_run ("cuda", 150);
