@@ -159,7 +159,7 @@ tiled_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
    * instruction cache. By three where that divides the filter's rows: one
    * loop step (row address, test, branch) per three rows, which took r10
    * from 168 to 152 us and r7 from 88.3 to 87.0 (8-bit 2160p, H100); with
-   * a remainder to unroll as well, r15 went from 310 to 317 us. */
+   * a remainder to unroll as well, r15 went from 310 to 316 us. */
 #pragma unroll (R <= 2 ? SIDE : SIDE % 3 == 0 ? 3 : 1)
   for (int i = 0; i < SIDE; i++) {
     float win[L::WIN];
