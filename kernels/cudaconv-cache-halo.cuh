@@ -19,8 +19,8 @@
  * that resolves ghost cells sample by sample did not fit the instruction
  * cache beside the first, and the kernel spent its time waiting for
  * instructions. Rim tiles are about 9% of a 3840x2160 plane's. Radii up to
- * ST_MAX_RADIUS on planes that move as quads take the strip kernel instead
- * (cudaconv-cache-halo-strip.cuh). */
+ * ST_MAX_RADIUS on planes whose rows move as vectors take the strip kernel
+ * instead (cudaconv-strip.cuh). */
 #ifndef CUDACONV_CACHE_HALO_CUH
 #define CUDACONV_CACHE_HALO_CUH
 

@@ -14,7 +14,7 @@
 #include "cudaconv-device.cuh"
 #include "cudaconv-tiled-halo.cuh"
 #include "cudaconv-row-block.cuh"
-#include "cudaconv-cache-halo-strip.cuh"
+#include "cudaconv-strip.cuh"
 #include "cudaconv-cache-halo.cuh"
 #include "cudaconv-separable.cuh"
 #include "cudaconv-separable-fp32.cuh"
@@ -213,24 +213,27 @@ launch_column_tiles (Kernel kernel, size_t shared_bytes, const Launch & l)
 template < typename T, int R, bool MAGNITUDE > static cudaError_t
 launch_2d (const Launch & l)
 {
+  const bool tiled = l.strategy == CC_STRATEGY_TILED_HALO;
+  /* small windows of planes that move as vectors: the strip kernel, where
+   * a 2D tile's halo would cost more than its multiply-adds */
+  if constexpr (R <= ST_MAX_RADIUS) {
+    typedef StripShape < T, MAGNITUDE > L;
+    if (strip_fits < T, MAGNITUDE > (l.src)
+        && strip_fits < T, MAGNITUDE > (l.dst))
+      return launch_tiles (tiled ? conv_strip < T, R, MAGNITUDE, true > :
+          conv_strip < T, R, MAGNITUDE, false >, L::TILE_W,
+          ST_WARPS * strip_rows_per_warp < T, R, MAGNITUDE > (),
+          dim3 (ST_LANES, ST_WARPS), 0, l);
+  }
   if constexpr (R <= RB_MAX_RADIUS) {
-    if (l.strategy == CC_STRATEGY_TILED_HALO)
+    if (tiled)
       return launch_tiles (conv_row_block < T, R, MAGNITUDE >, RB_TILE_W,
           RB_TILE_H, dim3 (RB_THREADS_X, RB_THREADS_Y),
           RowBlockLayout < R >::BYTES, l);
   }
-  if (l.strategy == CC_STRATEGY_TILED_HALO)
+  if (tiled)
     return launch_column_tiles (conv_tiled_halo < T, R, MAGNITUDE >,
         TiledHaloLayout < R >::BYTES, l);
-  /* cache-halo: small windows of planes that move as quads take the strip
-   * kernel, where the 2D kernel's halo loads would cost more than its
-   * multiply-adds */
-  if constexpr (R <= ST_MAX_RADIUS) {
-    if (moves_as_quads < T > (l.src) && moves_as_quads < T > (l.dst))
-      return launch_tiles (conv_cache_halo_strip < T, R, MAGNITUDE >,
-          ST_TILE_W, StripLayout < R >::TILE_H, dim3 (ST_LANES, ST_WARPS), 0,
-          l);
-  }
   if (moves_as_quads < T > (l.src))
     return launch_column_tiles (conv_cache_halo < T, R, MAGNITUDE, true >,
         CacheHaloLayout < R >::BYTES, l);
