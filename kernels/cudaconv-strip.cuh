@@ -34,7 +34,7 @@
  * Why this shape (H100, 8-bit 3840x2160, BENCHMARKS.md): with 4 samples per
  * lane, rows exchanged through shared memory and a rolled loop (the kernel
  * before this one) cache-halo took 12.6 us at r1 and 22.6 us at r2; this
- * one takes 9.8 and 18.3 us, tiled-halo the same. */
+ * one takes 10.1 and 17.1 us, tiled-halo about the same. */
 #ifndef CUDACONV_STRIP_CUH
 #define CUDACONV_STRIP_CUH
 
@@ -204,14 +204,17 @@ template < typename T, bool MAGNITUDE > struct StripLane {
     right_side = x + L::V == src.width;
     own_offset = active ? (size_t) x * sizeof (T) : 0;
     /* wrap: the words beyond the plane's sides are those at the other side,
-     * unless one lane spans the whole row (its own words then) */
+     * unless one lane spans the whole row (its own words then). The row's
+     * first word, beyond its right side, is loaded by the right side lane
+     * when that is lane 31, else by the lane after it (past the plane, and
+     * free; the side lane may be lane 0, which loads its left word). */
     const bool wrap = border == CC_BORDER_WRAP && src.width > L::V;
     int hx = -1;
     if (lane == 0 && !left_side)
       hx = x - L::S;
     else if (lane == 0 && wrap)
       hx = src.width - L::S;
-    else if (right_side && wrap)
+    else if (wrap && (right_side ? lane == ST_LANES - 1 : x == src.width))
       hx = 0;
     else if (lane == ST_LANES - 1 && x + L::V + L::S <= src.width)
       hx = x + L::V;
@@ -250,17 +253,27 @@ strip_blocks_per_sm ()
       MAGNITUDE > ());
 }
 
-/* Rows per warp: the fewest that put a 2160-row plane's blocks on an H100
- * (132 SMs) in one wave, 15 blocks across at 8 samples per lane: 9 rows at 7
- * blocks per SM (900 blocks), 11 at 6 (750), 13 at 5 (630). Taller strips
- * left SMs idle; a second, partial wave cost more than the extra halo rows
- * of shorter strips. */
+/* Rows per warp. At r <= 1, 9 (13 for magnitudes): the fewest that put a
+ * 2160-row plane's blocks on an H100 (132 SMs) in one wave at 7 blocks per
+ * SM (900 blocks); taller strips left SMs idle. At r2, 6: 1,350 blocks,
+ * more than one wave, were faster than one wave of taller strips (8-bit
+ * 2160p 18.7 -> 17.0 us with 11 rows before, 1080p 11.1 -> 7.7 us). */
 template < typename T, int R, bool MAGNITUDE > __host__ __device__ constexpr
     int
 strip_rows_per_warp ()
 {
-  return strip_wanted_blocks < T, R, MAGNITUDE > () >= 7 ? 9 :
-      strip_wanted_blocks < T, R, MAGNITUDE > () == 6 ? 11 : 13;
+  return R == 2 ? 6 : strip_wanted_blocks < T, R, MAGNITUDE > () >= 7 ? 9 :
+      13;
+}
+
+/* Whether the warps inside the plane take their own copy of the strip
+ * code, free of ghost cells: faster everywhere but at 16-bit r2, where the
+ * two copies spilled (with 13 rows per strip, 2160p tiled-halo took 18.9 us
+ * with them and 16.3 us without). */
+template < typename T, int R > __host__ __device__ constexpr bool
+strip_inside_copy ()
+{
+  return !(sizeof (T) == 2 && R == 2);
 }
 
 /* One warp's strip: out rows y0 .. y0 + ROWS - 1 (those inside the
@@ -361,6 +374,9 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
           right = in[m].halo;
       }
       if (EDGE) {
+        /* the lane after the right side lane may hold the wrap word */
+        const unsigned next_halo = __shfl_down_sync (0xffffffffu, in[m].halo,
+            1);
         const unsigned w0 = vec_word (own, 0), wl = vec_word (own, NW - 1);
         const unsigned w1 = vec_word (own, NW > 1 ? 1 : 0);
         const unsigned wr = vec_word (own, NW > 1 ? NW - 2 : 0);
@@ -368,7 +384,8 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
           left = wrap ? (wrap_self ? wl : in[m].halo) : zero ? 0u :
               __byte_perm (w0, w1, left_sel);
         if (me.right_side)
-          right = wrap ? (wrap_self ? w0 : in[m].halo) : zero ? 0u :
+          right = wrap ? (wrap_self ? w0 : lane == ST_LANES - 1 ? in[m].halo :
+              next_halo) : zero ? 0u :
               __byte_perm (wr, wl, right_sel);
       }
     }
@@ -463,7 +480,7 @@ conv_strip (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   const bool inside = x0 - halo >= 0 && x0 + L::TILE_W + halo <= src.width
       && y0 - R >= 0 && y0 + ROWS + R <= src.height;
   auto *my_stage = stage[STAGED ? threadIdx.y : 0];
-  if (inside)
+  if (strip_inside_copy < T, R > () && inside)
     strip_rows < T, R, MAGNITUDE, STAGED, false > (src, dst, me, y0,
         border, w, wb, start, bias, my_stage);
   else

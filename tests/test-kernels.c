@@ -394,9 +394,14 @@ check_sizes_and_radii (RefRng * rng, const int (*sizes)[2], size_t n_sizes,
 static void
 test_sizes_radii_borders (RefRng * rng)
 {
-  /* 300x150: blocks with neighbours on every side */
-  static const int sizes[][2] = { {1, 1}, {2, 3}, {31, 17}, {33, 33},
-  {300, 150}, {1920, 1080}, {4097, 7}
+  /* 300x150: blocks with neighbours on every side. Widths in whole
+   * 8-sample vectors take the strip kernel at r <= 2, also in quick runs:
+   * 8x5 (one lane spans the row), 72x9 (the right side mid-warp, fewer rows
+   * than a strip), 264x41 (the right side in lane 0 of a second tile),
+   * 1032x58 (strips cut by the bottom). */
+  static const int sizes[][2] = { {1, 1}, {2, 3}, {8, 5}, {31, 17},
+  {33, 33}, {72, 9}, {264, 41}, {300, 150}, {1032, 58}, {1920, 1080},
+  {4097, 7}
   };
   check_sizes_and_radii (rng, sizes, sizeof (sizes) / sizeof (sizes[0]),
       "2D", random_filters);
