@@ -167,36 +167,56 @@ template <> struct Quad <uint16_t> {
   typedef uint2 type;
 };
 
-/* Whether the channel's samples can move as aligned quads: one sample per
- * pixel, and its start and pitch multiples of a quad's size. */
-template < typename T > __host__ __device__ __forceinline__ bool
-moves_as_quads (const ChannelArgs & c)
+/* Whether the channel's samples can move as aligned VecT vectors: one
+ * sample per pixel, and its start and pitch multiples of the vector's
+ * size. */
+template < typename VecT > __host__ __device__ __forceinline__ bool
+moves_as_vectors (const ChannelArgs & c)
 {
   return c.pixel_stride == 1
       && ((reinterpret_cast < uintptr_t > (c.data) | c.pitch)
-      & (sizeof (typename Quad < T >::type) - 1)) == 0;
+      % sizeof (VecT)) == 0;
+}
+
+template < typename T > __host__ __device__ __forceinline__ bool
+moves_as_quads (const ChannelArgs & c)
+{
+  return moves_as_vectors < typename Quad < T >::type > (c);
 }
 
 /* A byte permute puts each sample's bytes under the exponent of 2^23, an
- * add removes it: two full-rate instructions per sample. */
+ * add removes it: two full-rate instructions per sample. Sample k of a
+ * 32-bit word (k < 4 for 8-bit samples, k < 2 for 16-bit). */
+__device__ __forceinline__ float
+word_sample (uint8_t *, unsigned w, int k)
+{
+  return biased_sample_to_float (__byte_perm (w, CC_TWO_POW_23_BITS,
+          0x7540 + k));
+}
+
+__device__ __forceinline__ float
+word_sample (uint16_t *, unsigned w, int k)
+{
+  return biased_sample_to_float (__byte_perm (w, CC_TWO_POW_23_BITS,
+          k ? 0x7532 : 0x7510));
+}
+
 __device__ __forceinline__ float4
 quad_to_float4 (unsigned w)
 {
-  return make_float4 (biased_sample_to_float (__byte_perm (w,
-              CC_TWO_POW_23_BITS, 0x7540)),
-      biased_sample_to_float (__byte_perm (w, CC_TWO_POW_23_BITS, 0x7541)),
-      biased_sample_to_float (__byte_perm (w, CC_TWO_POW_23_BITS, 0x7542)),
-      biased_sample_to_float (__byte_perm (w, CC_TWO_POW_23_BITS, 0x7543)));
+  return make_float4 (word_sample ((uint8_t *) nullptr, w, 0),
+      word_sample ((uint8_t *) nullptr, w, 1),
+      word_sample ((uint8_t *) nullptr, w, 2),
+      word_sample ((uint8_t *) nullptr, w, 3));
 }
 
 __device__ __forceinline__ float4
 quad_to_float4 (uint2 w)
 {
-  return make_float4 (biased_sample_to_float (__byte_perm (w.x,
-              CC_TWO_POW_23_BITS, 0x7510)),
-      biased_sample_to_float (__byte_perm (w.x, CC_TWO_POW_23_BITS, 0x7532)),
-      biased_sample_to_float (__byte_perm (w.y, CC_TWO_POW_23_BITS, 0x7510)),
-      biased_sample_to_float (__byte_perm (w.y, CC_TWO_POW_23_BITS, 0x7532)));
+  return make_float4 (word_sample ((uint16_t *) nullptr, w.x, 0),
+      word_sample ((uint16_t *) nullptr, w.x, 1),
+      word_sample ((uint16_t *) nullptr, w.y, 0),
+      word_sample ((uint16_t *) nullptr, w.y, 1));
 }
 
 /* Threads an SM holds on the GPU this pass compiles for (the table of

@@ -77,30 +77,13 @@ template < typename T, bool MAGNITUDE > __host__ __device__ __forceinline__
 strip_fits (const ChannelArgs & c)
 {
   typedef StripShape < T, MAGNITUDE > L;
-  return c.pixel_stride == 1 && c.width % L::V == 0
-      && ((reinterpret_cast < uintptr_t > (c.data) | c.pitch)
-      % sizeof (typename L::VecT)) == 0;
+  return moves_as_vectors < typename L::VecT > (c) && c.width % L::V == 0;
 }
 
 template < typename VecT > __device__ __forceinline__ unsigned
 vec_word (const VecT & v, int k)
 {
   return reinterpret_cast < const unsigned *>(&v)[k];
-}
-
-/* Sample k of a word (k < samples per word), as a float */
-__device__ __forceinline__ float
-word_sample (uint8_t *, unsigned w, int k)
-{
-  return biased_sample_to_float (__byte_perm (w, CC_TWO_POW_23_BITS,
-          0x7540 + k));
-}
-
-__device__ __forceinline__ float
-word_sample (uint16_t *, unsigned w, int k)
-{
-  return biased_sample_to_float (__byte_perm (w, CC_TWO_POW_23_BITS,
-          k ? 0x7532 : 0x7510));
 }
 
 /* V floats, packed as they are stored */
