@@ -139,7 +139,8 @@ template < int R > struct GhostRows {
 };
 
 /* What a lane loads of one input row: its own samples, and for lanes 0 and
- * 31 the word beyond the warp's side. */
+ * 31 the word beyond the warp's side (with wrap, for the lanes that load it,
+ * the word beyond the plane's). */
 template < typename VecT > struct StripRow {
   VecT own;
   unsigned halo;
@@ -220,8 +221,7 @@ template < typename T, bool MAGNITUDE > struct StripLane {
 };
 
 /* 4-warp blocks, with the register budget that keeps 7 of them on an SM
- * where that does not spill (8-bit r <= 1, 16-bit r <= 1), else 6 (8-bit
- * r2) or 5. */
+ * where that spills at most a few words (r <= 1), else 6 (8-bit r2) or 5. */
 template < typename T, int R, bool MAGNITUDE > __host__ __device__ constexpr
     int
 strip_wanted_blocks ()
@@ -357,9 +357,10 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
           right = in[m].halo;
       }
       if (EDGE) {
-        /* the lane after the right side lane may hold the wrap word */
-        const unsigned next_halo = __shfl_down_sync (0xffffffffu, in[m].halo,
-            1);
+        /* with wrap, the lane after the right side lane may hold the wrap
+         * word (border is the same for the whole warp) */
+        const unsigned next_halo = wrap ? __shfl_down_sync (0xffffffffu,
+            in[m].halo, 1) : 0u;
         const unsigned w0 = vec_word (own, 0), wl = vec_word (own, NW - 1);
         const unsigned w1 = vec_word (own, NW > 1 ? 1 : 0);
         const unsigned wr = vec_word (own, NW > 1 ? NW - 2 : 0);
