@@ -23,6 +23,8 @@
 #define FILL_BLOCK_H 8
 /* what a block may use without opting in to more */
 #define DEFAULT_SHARED_LIMIT (48 * 1024)
+/* a grid's largest y dimension */
+#define MAX_GRID_Y 65535
 /* launches per timed sample of the tuner */
 #define TUNE_BATCH 4
 
@@ -217,13 +219,15 @@ launch_2d (const Launch & l)
   /* small windows of planes that move as vectors: the strip kernel, where
    * a 2D tile's halo would cost more than its multiply-adds */
   if constexpr (R <= ST_MAX_RADIUS) {
-    typedef StripShape < T, MAGNITUDE > L;
-    if (strip_fits < T, MAGNITUDE > (l.src)
-        && strip_fits < T, MAGNITUDE > (l.dst))
-      return launch_tiles (tiled ? conv_strip < T, R, MAGNITUDE, true > :
-          conv_strip < T, R, MAGNITUDE, false >, L::TILE_W,
-          ST_WARPS * strip_rows_per_warp < T, R, MAGNITUDE > (),
-          dim3 (ST_LANES, ST_WARPS), 0, l);
+    const dim3 grid = strip_grid < T, R, MAGNITUDE > (l.width, l.height);
+    if (strip_fits < T, R, MAGNITUDE > (l.src)
+        && strip_fits < T, R, MAGNITUDE > (l.dst) && grid.y <= MAX_GRID_Y) {
+      (tiled ? conv_strip < T, R, MAGNITUDE, true > :
+          conv_strip < T, R, MAGNITUDE, false >) <<<grid,
+          dim3 (ST_LANES, ST_WARPS), 0, l.stream>>> (l.src, l.dst, l.slot,
+          l.offset, l.border);
+      return cudaGetLastError ();
+    }
   }
   if constexpr (R <= RB_MAX_RADIUS) {
     if (tiled)

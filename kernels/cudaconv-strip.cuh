@@ -23,18 +23,23 @@
  *     lanes by shuffles; the halo goes from L1/L2 straight into lanes 0 and
  *     31's registers and never reaches shared memory.
  *
- * Ghost cells: the rows outside the plane are resolved once per warp
- * (GhostRows). The columns outside it concern only the lanes at the plane's
- * sides: as planes take this kernel only in whole vectors, the word beyond
- * a side lane is one byte permute of its own samples (clamp, mirror), zero,
- * or (wrap) the word at the row's other end, which that lane loads as its
- * halo. Only warps whose window leaves the plane, or that have lanes past
- * its right side, run that code (EDGE).
+ * Ghost cells: a warp's strip lies inside the plane (the last strip of a
+ * column moves up to end at the plane's last row), so only the R window
+ * rows above it and the R below it may be ghost rows; their pointers move
+ * to the rows that stand in for them (StripGhosts). The columns outside
+ * the plane concern only the lanes at its sides: as planes take this
+ * kernel only in whole vectors, the word beyond a side lane is one byte
+ * permute of its own samples (clamp, mirror), zero, or (wrap) the word at
+ * the row's other end, which the halo loads and the lanes past the right
+ * side bring as any other word from beyond.
  *
- * Why this shape (H100, 8-bit 3840x2160, BENCHMARKS.md): with 4 samples per
- * lane, rows exchanged through shared memory and a rolled loop (the kernel
- * before this one) cache-halo took 12.6 us at r1 and 22.6 us at r2; this
- * one takes 10.1 and 17.1 us, tiled-halo about the same. */
+ * One copy of that code serves every warp. The warps of a 2160-row plane
+ * all run at once (one wave), so the slowest sets the kernel's time: with a
+ * second, ghost-free copy for the warps inside the plane (the kernel
+ * before this one), the others took 25% more instructions per row at r1,
+ * spilled, and cache-halo took 10.2 us at r1 and 17.4 us at r2; with one
+ * copy and these ghost cells, 8.5-8.7 and 14.6-14.8 us (H100, 8-bit
+ * 3840x2160, BENCHMARKS.md). */
 #ifndef CUDACONV_STRIP_CUH
 #define CUDACONV_STRIP_CUH
 
@@ -43,8 +48,9 @@
 #define ST_LANES 32
 #define ST_WARPS 4
 #define ST_MAX_RADIUS 2
-/* input rows in flight ahead of the one being added up: 5 measured best for
- * 8-bit r1, 4 elsewhere, where more spill */
+/* input rows whose loads are issued ahead of the one being added up: 5
+ * measured best for 8-bit r1, 4 elsewhere (ptxas may move them further up
+ * where the registers allow) */
 #define ST_AHEAD(T, R) (sizeof (T) == 1 && (R) <= 1 ? 5 : 4)
 
 template < int NW > struct Words;
@@ -67,18 +73,6 @@ template < typename T, bool MAGNITUDE > struct StripShape {
   static constexpr int TILE_W = ST_LANES * V;
   typedef typename Words < NW >::type VecT;
 };
-
-/* Whether the strip kernel can take the channel: one sample per pixel, its
- * start and pitch multiples of a lane's vector, and whole vectors across
- * (so that a lane holds all of its samples or none, and the ghost columns
- * at the plane's sides come from the side lanes' own samples). */
-template < typename T, bool MAGNITUDE > __host__ __device__ __forceinline__
-    bool
-strip_fits (const ChannelArgs & c)
-{
-  typedef StripShape < T, MAGNITUDE > L;
-  return moves_as_vectors < typename L::VecT > (c) && c.width % L::V == 0;
-}
 
 template < typename VecT > __device__ __forceinline__ unsigned
 vec_word (const VecT & v, int k)
@@ -106,35 +100,52 @@ pack_lane (const float (&v)[StripShape < T, MAGNITUDE >::V])
   return out;
 }
 
-/* The plane rows that stand in for the R rows above the plane and the R
- * below it, resolved once per warp: a few selects per ghost row, where the
- * border's switch and a row address per fetched row made the warps at the
- * plane's top and bottom several times slower than the inside ones. */
-template < int R > struct GhostRows {
-  int top[R > 0 ? R : 1], bottom[R > 0 ? R : 1];
-  int height;
+/* The R rows above a strip and the R below it, the only ones of its
+ * window that may lie outside the plane (the strip itself lies inside, and
+ * strip_fits() wants R rows more, so only the first strip meets rows above
+ * the plane): how many rows down a row's pointer moves to the plane row
+ * that stands in for it, 0 for a row inside the plane. A row of zeros
+ * moves to row 0, which is loaded and dropped. Per plane, the ghost rows'
+ * moves are a few selects on the border; with each row's address resolved
+ * where it was loaded, ptxas computed them all up front and spilled at
+ * r2. */
+template < int R > struct StripGhosts {
+  int above[R > 0 ? R : 1], below[R > 0 ? R : 1];
 
-  __device__ __forceinline__ void init (int h, CcBorder border)
+  /* row y = k - R, above the plane */
+  __device__ __forceinline__ static int above_shift (int k, int height,
+      CcBorder border)
   {
-    height = h;
-#pragma unroll
-    for (int k = 0; k < R; k++) {
-      top[k] = cc_border_index (k - R, h, border);
-      bottom[k] = cc_border_index (h + k, h, border);
-    }
+    const int y = k - R;
+    const int by = border == CC_BORDER_CLAMP ? 0 :
+        border == CC_BORDER_MIRROR ? -y :       /* reflect-101 */
+        border == CC_BORDER_WRAP ? y + height : 0;
+    return by - y;
   }
 
-  /* the plane row for row y (-R <= y), -1 for zeros (also past the rows
-   * any output reads) */
-  __device__ __forceinline__ int resolve (int y) const
+  /* row y = height + j, below the plane */
+  __device__ __forceinline__ static int below_shift (int j, int height,
+      CcBorder border)
   {
-    int by = y < height ? y : -1;
+    const int by = border == CC_BORDER_CLAMP ? height - 1 :
+        border == CC_BORDER_MIRROR ? height - 2 - j :
+        border == CC_BORDER_WRAP ? j : 0;
+    return by - (height + j);
+  }
+
+  __device__ __forceinline__ void init (int y0, int rows, int height,
+      CcBorder border)
+  {
 #pragma unroll
     for (int k = 0; k < R; k++) {
-      by = y == k - R ? top[k] : by;
-      by = y == height + k ? bottom[k] : by;
+      above[k] = y0 == 0 ? above_shift (k, height, border) : 0;
+      const int y = y0 + rows + k;
+      below[k] = 0;
+#pragma unroll
+      for (int j = 0; j < R; j++)
+        below[k] = y == height + j ? below_shift (j, height, border) :
+            below[k];
     }
-    return by;
   }
 };
 
@@ -171,62 +182,62 @@ right_ghost_selector (int sample_bytes, CcBorder border)
 template < typename T, bool MAGNITUDE > struct StripLane {
   typedef StripShape < T, MAGNITUDE > L;
   typedef typename L::VecT VecT;
-  int x;                        /* the lane's first column */
   bool active;                  /* its samples are inside the plane (all) */
-  bool left_side, right_side;   /* its first / last sample is the plane's */
+  /* the word beyond its first / last sample comes from its own samples
+   * (clamp, mirror) or is zero: it holds the plane's first / last sample */
+  bool left_fix, right_fix;
   size_t own_offset;            /* bytes into a row */
   ptrdiff_t halo_delta;         /* from own_offset to the halo word */
-  bool halo_load;               /* it loads a word beyond the warp's side,
-                                 * or, with wrap, beyond the plane's */
+  bool halo_load;               /* lane 0 or 31 loads a word beyond the
+                                 * warp's side, or (wrap) the plane's */
 
   __device__ __forceinline__ void init (const ChannelArgs & src, int x0,
       int lane, int radius, CcBorder border)
   {
-    x = x0 + L::V * lane;
+    const int x = x0 + L::V * lane;
+    const bool wrap = border == CC_BORDER_WRAP;
     active = x < src.width;
-    left_side = x == 0;
-    right_side = x + L::V == src.width;
-    own_offset = active ? (size_t) x * sizeof (T) : 0;
-    /* wrap: the words beyond the plane's sides are those at the other side,
-     * unless one lane spans the whole row (its own words then). The row's
-     * first word, beyond its right side, is loaded by the right side lane
-     * when that is lane 31, else by the lane after it (past the plane, and
-     * free; the side lane may be lane 0, which loads its left word). */
-    const bool wrap = border == CC_BORDER_WRAP && src.width > L::V;
+    left_fix = !wrap && x == 0;
+    right_fix = !wrap && x + L::V == src.width;
+    /* Lanes past the right side load too, so that no load needs a
+     * predicate: with wrap the first of them takes the row's first vector,
+     * whose first word its left neighbour, the side lane, takes as the word
+     * beyond the plane (as it takes any right neighbour's); the others
+     * take the row's last vector, unused. */
+    const int own_x = active ? x : wrap && x == src.width ? 0 :
+        src.width - L::V;
+    own_offset = (size_t) own_x * sizeof (T);
+    /* wrap: the words beyond the plane's sides are at its other side; when
+     * a lane spans the whole row, they are its own words, which the same
+     * loads fetch */
     int hx = -1;
-    if (lane == 0 && !left_side)
-      hx = x - L::S;
-    else if (lane == 0 && wrap)
-      hx = src.width - L::S;
-    else if (wrap && (right_side ? lane == ST_LANES - 1 : x == src.width))
-      hx = 0;
-    else if (lane == ST_LANES - 1 && x + L::V + L::S <= src.width)
-      hx = x + L::V;
+    if (lane == 0)
+      hx = x > 0 ? x - L::S : wrap ? src.width - L::S : -1;
+    else if (lane == ST_LANES - 1 && active)
+      hx = x + L::V < src.width ? x + L::V : wrap ? 0 : -1;
     halo_load = radius > 0 && hx >= 0;
     halo_delta = halo_load ? (ptrdiff_t) hx * (ptrdiff_t) sizeof (T) -
         (ptrdiff_t) own_offset : 0;
   }
 
-  /* the row whose lane samples start at p; SOME_PAST: lanes past the
-   * plane's right side may take part */
-  template < bool SOME_PAST > __device__ __forceinline__ void fetch (const
-      char *p, StripRow < VecT > &row) const
+  /* the row whose lane samples start at p */
+  __device__ __forceinline__ void fetch (const char *p, StripRow < VecT >
+      &row) const
   {
-    row.own = !SOME_PAST || active ? __ldg (reinterpret_cast < const VecT *>
-        (p)) : VecT ();
+    row.own = __ldg (reinterpret_cast < const VecT *>(p));
     row.halo = 0;
     if (halo_load)
       row.halo = __ldg (reinterpret_cast < const unsigned *>(p + halo_delta));
   }
 };
 
-/* 4-warp blocks, with the register budget that keeps 7 of them on an SM
- * where that spills at most a few words (r <= 1), else 6 (8-bit r2) or 5. */
+/* 4-warp blocks, with the register budget that keeps 7 of them on an SM,
+ * else 5 (16-bit r2, magnitudes), where fewer registers spilled */
 template < typename T, int R, bool MAGNITUDE > __host__ __device__ constexpr
     int
 strip_wanted_blocks ()
 {
-  return MAGNITUDE || (sizeof (T) == 2 && R == 2) ? 5 : R == 2 ? 6 : 7;
+  return MAGNITUDE || (sizeof (T) == 2 && R == 2) ? 5 : 7;
 }
 
 template < typename T, int R, bool MAGNITUDE > constexpr int
@@ -239,8 +250,9 @@ strip_blocks_per_sm ()
 /* Rows per warp. At r <= 1, 9 (13 for magnitudes): the fewest that put a
  * 2160-row plane's blocks on an H100 (132 SMs) in one wave at 7 blocks per
  * SM (900 blocks); taller strips left SMs idle. At r2, 6: 1,350 blocks,
- * more than one wave, were faster than one wave of taller strips (8-bit
- * 2160p 18.7 -> 17.0 us with 11 rows before, 1080p 11.1 -> 7.7 us). */
+ * more than one wave, were as fast as or faster than taller strips (H100,
+ * 8-bit cache-halo, 2160p / 1080p: 6 rows 14.7 / 6.6 us, 8 rows 15.2 /
+ * 7.5, 10 rows 14.7 / 7.0, 12 rows 15.7 / 7.7). */
 template < typename T, int R, bool MAGNITUDE > __host__ __device__ constexpr
     int
 strip_rows_per_warp ()
@@ -249,20 +261,35 @@ strip_rows_per_warp ()
       13;
 }
 
-/* Whether the warps inside the plane take their own copy of the strip
- * code, free of ghost cells: faster everywhere but at 16-bit r2, where the
- * two copies spilled (with 13 rows per strip, 2160p tiled-halo took 18.9 us
- * with them and 16.3 us without). */
-template < typename T, int R > __host__ __device__ constexpr bool
-strip_inside_copy ()
+/* Whether the strip kernel can take the channel: one sample per pixel, its
+ * start and pitch multiples of a lane's vector, whole vectors across (so
+ * that a lane holds all of its samples or none, and the ghost columns at
+ * the plane's sides come from the side lanes' own samples), and R rows
+ * more than a strip down (StripGhosts). */
+template < typename T, int R, bool MAGNITUDE > __host__ __device__
+    __forceinline__ bool
+strip_fits (const ChannelArgs & c)
 {
-  return !(sizeof (T) == 2 && R == 2);
+  typedef StripShape < T, MAGNITUDE > L;
+  return moves_as_vectors < typename L::VecT > (c) && c.width % L::V == 0
+      && c.height >= strip_rows_per_warp < T, R, MAGNITUDE > () + R;
 }
 
-/* One warp's strip: out rows y0 .. y0 + ROWS - 1 (those inside the
- * plane). EDGE: some of its window lies outside the plane, or some lane
- * lies past its right side; without it, no ghost cell is looked for. */
-template < typename T, int R, bool MAGNITUDE, bool STAGED, bool EDGE >
+/* Blocks across and down, ST_WARPS strips above each other per block;
+ * blocks are numbered along the rows first, so that the blocks launched
+ * together read neighbouring rows. */
+template < typename T, int R, bool MAGNITUDE > __host__ dim3
+strip_grid (int width, int height)
+{
+  typedef StripShape < T, MAGNITUDE > L;
+  constexpr int BLOCK_ROWS = ST_WARPS * strip_rows_per_warp < T, R,
+      MAGNITUDE > ();
+  return dim3 ((width + L::TILE_W - 1) / L::TILE_W, (height + BLOCK_ROWS - 1)
+      / BLOCK_ROWS);
+}
+
+/* One warp's strip: out rows y0 .. y0 + ROWS - 1, all inside the plane */
+template < typename T, int R, bool MAGNITUDE, bool STAGED >
 __device__ __forceinline__ void
 strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
     const StripLane < T, MAGNITUDE > &me, int y0, CcBorder border,
@@ -278,7 +305,6 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
   constexpr int ROWS = strip_rows_per_warp < T, R, MAGNITUDE > ();
   constexpr int IN_ROWS = ROWS + 2 * R;
   const int lane = threadIdx.x;
-  const int rows_left = src.height - y0;
 
   /* out row o sums in a[o % SIDE] */
   float a[SIDE][V], b[MAGNITUDE ? SIDE : 1][V];
@@ -289,40 +315,36 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
    * shuffle's result is a per-lane register, once. */
   const float first = __shfl_sync (0xffffffffu, start, 0);
 
-  /* rows inside the plane follow one pointer; a strip at the plane's top or
-   * bottom resolves each row (the others at its sides, a third of the EDGE
-   * strips at 2160p, took a row address per row and set the kernel's end) */
-  GhostRows < R > ghosts;
-  const bool rows_inside = !EDGE || (y0 - R >= 0
-      && y0 + ROWS + R <= src.height);
-  if (!rows_inside)
-    ghosts.init (src.height, border);
+  /* The rows follow one pointer. Strips lie inside the plane (the last
+   * one of a column is moved up to end at its last row), so only the R
+   * window rows above the strip and the R below it may be ghost rows
+   * (StripGhosts). */
+  StripGhosts < R > ghosts;
+  ghosts.init (y0, ROWS, src.height, border);
+  const bool zero = border == CC_BORDER_ZERO;
   const char *p = src.data + (ptrdiff_t) (y0 - R) * (ptrdiff_t) src.pitch +
       (ptrdiff_t) me.own_offset;
   auto fetch =[&](int m, StripRow < VecT > &row) {
-    if (rows_inside) {
-      me.template fetch < EDGE > (p, row);
-      p += src.pitch;
-      return;
-    }
-    const int y = y0 - R + m;
-    const int by = (unsigned) y < (unsigned) src.height ? y :
-        ghosts.resolve (y);
-    if (by < 0) {
+    const char *at = p;
+    p += src.pitch;
+    int shift = 0;
+    if (m < R)
+      shift = ghosts.above[m < R ? m : 0];
+    if (m >= ROWS + R)
+      shift = ghosts.below[m >= ROWS + R ? m - ROWS - R : 0];
+    me.fetch (at + (ptrdiff_t) shift * (ptrdiff_t) src.pitch, row);
+    if (zero && shift != 0) {
       row.own = VecT ();
       row.halo = 0;
-    } else {
-      me.template fetch < true > (src.data + (size_t) by * src.pitch +
-          me.own_offset, row);
     }
   };
 
-  /* the side lanes' ghost columns */
-  const bool wrap = border == CC_BORDER_WRAP;
-  const bool zero = border == CC_BORDER_ZERO;
-  const bool wrap_self = wrap && src.width == V;
+  /* the side lanes' ghost columns: one byte permute of their own samples
+   * (clamp, mirror) or zero; with wrap, the halo loads and the lane past
+   * the right side bring them, as any other word from beyond */
   const unsigned left_sel = left_ghost_selector (sizeof (T), border);
   const unsigned right_sel = right_ghost_selector (sizeof (T), border);
+  const unsigned keep = zero ? 0u : ~0u;
 
   StripRow < VecT > in[IN_ROWS];
 #pragma unroll
@@ -356,22 +378,13 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
         if (lane == ST_LANES - 1)
           right = in[m].halo;
       }
-      if (EDGE) {
-        /* with wrap, the lane after the right side lane may hold the wrap
-         * word (border is the same for the whole warp) */
-        const unsigned next_halo = wrap ? __shfl_down_sync (0xffffffffu,
-            in[m].halo, 1) : 0u;
-        const unsigned w0 = vec_word (own, 0), wl = vec_word (own, NW - 1);
-        const unsigned w1 = vec_word (own, NW > 1 ? 1 : 0);
-        const unsigned wr = vec_word (own, NW > 1 ? NW - 2 : 0);
-        if (me.left_side)
-          left = wrap ? (wrap_self ? wl : in[m].halo) : zero ? 0u :
-              __byte_perm (w0, w1, left_sel);
-        if (me.right_side)
-          right = wrap ? (wrap_self ? w0 : lane == ST_LANES - 1 ? in[m].halo :
-              next_halo) : zero ? 0u :
-              __byte_perm (wr, wl, right_sel);
-      }
+      const unsigned w0 = vec_word (own, 0), wl = vec_word (own, NW - 1);
+      const unsigned w1 = vec_word (own, NW > 1 ? 1 : 0);
+      const unsigned wr = vec_word (own, NW > 1 ? NW - 2 : 0);
+      if (me.left_fix)
+        left = __byte_perm (w0, w1, left_sel) & keep;
+      if (me.right_fix)
+        right = __byte_perm (wr, wl, right_sel) & keep;
     }
 
     float f[SPAN];
@@ -410,7 +423,7 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
 
     /* out row o = m - 2r is complete */
     const int o = m - 2 * R;
-    if (o >= 0 && (!EDGE || o < rows_left)) {
+    if (o >= 0) {
       const int s = o % SIDE;
       float v[V];
 #pragma unroll
@@ -422,7 +435,7 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
         for (int q = 0; q < V; q++)
           v[q] += bias;
       }
-      if (!EDGE || me.active)
+      if (me.active)
         *reinterpret_cast < VecT * >(out) = pack_lane < T, MAGNITUDE > (v);
       out += dst.pitch;
     }
@@ -433,7 +446,7 @@ template < typename T, int R, bool MAGNITUDE, bool STAGED >
 __global__ void __launch_bounds__ (ST_LANES * ST_WARPS,
     strip_blocks_per_sm < T, R, MAGNITUDE > ())
 conv_strip (ChannelArgs src, ChannelArgs dst, int slot, float offset,
-    CcBorder border, TileGrid tiles)
+    CcBorder border)
 {
   typedef StripShape < T, MAGNITUDE > L;
   constexpr int SIDE = 2 * R + 1;
@@ -443,12 +456,17 @@ conv_strip (ChannelArgs src, ChannelArgs dst, int slot, float offset,
       ST_LANES * L::NW];
 
   constexpr int ROWS = strip_rows_per_warp < T, R, MAGNITUDE > ();
-  const int x0 = tile_x0 (tiles, blockIdx.x, L::TILE_W);
-  const int y0 = tile_y0 (tiles, blockIdx.x, ST_WARPS * ROWS) +
-      threadIdx.y * ROWS;
+  /* a 2D grid (strip_grid()): the 1D tile grid's division cost more
+   * than a tenth of a strip's instructions at r <= 2 */
+  const int x0 = blockIdx.x * L::TILE_W;
+  const int strip_y0 = (blockIdx.y * ST_WARPS + threadIdx.y) * ROWS;
   /* the whole warp leaves together: no __syncwarp is left waiting */
-  if (y0 >= src.height)
+  if (strip_y0 >= src.height)
     return;
+  /* the last strip of a column ends at the plane's last row (strip_fits()
+   * wants ROWS rows), the rows it shares with the strip above get the same
+   * values twice */
+  const int y0 = min (strip_y0, src.height - ROWS);
   StripLane < T, MAGNITUDE > me;
   me.init (src, x0, threadIdx.x, R, border);
 
@@ -459,17 +477,8 @@ conv_strip (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   const float start = MAGNITUDE ? 0.0f : offset + 0.5f;
   const float bias = MAGNITUDE ? offset + 0.5f : 0.0f;
 
-  /* the same for every lane of the warp */
-  const int halo = R > 0 ? L::S : 0;
-  const bool inside = x0 - halo >= 0 && x0 + L::TILE_W + halo <= src.width
-      && y0 - R >= 0 && y0 + ROWS + R <= src.height;
-  auto *my_stage = stage[STAGED ? threadIdx.y : 0];
-  if (strip_inside_copy < T, R > () && inside)
-    strip_rows < T, R, MAGNITUDE, STAGED, false > (src, dst, me, y0,
-        border, w, wb, start, bias, my_stage);
-  else
-    strip_rows < T, R, MAGNITUDE, STAGED, true > (src, dst, me, y0,
-        border, w, wb, start, bias, my_stage);
+  strip_rows < T, R, MAGNITUDE, STAGED > (src, dst, me, y0, border, w, wb,
+      start, bias, stage[STAGED ? threadIdx.y : 0]);
 }
 
 #endif /* CUDACONV_STRIP_CUH */

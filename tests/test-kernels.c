@@ -395,13 +395,16 @@ static void
 test_sizes_radii_borders (RefRng * rng)
 {
   /* 300x150: blocks with neighbours on every side. Widths in whole
-   * 8-sample vectors take the strip kernel at r <= 2, also in quick runs:
-   * 8x5 (one lane spans the row), 72x9 (the right side mid-warp, fewer rows
-   * than a strip), 264x41 (the right side in lane 0 of a second tile),
-   * 1032x58 (strips cut by the bottom). */
-  static const int sizes[][2] = { {1, 1}, {2, 3}, {8, 5}, {31, 17},
-  {33, 33}, {72, 9}, {264, 41}, {300, 150}, {1032, 58}, {1920, 1080},
-  {4097, 7}
+   * 8-sample vectors take the strip kernel at r <= 2 where the plane is a
+   * strip and r rows tall (9 rows at r <= 1, 13 for magnitudes, 6 at r2),
+   * also in quick runs: 8x16 (one lane spans the row), 72x9 (the right side
+   * mid-warp; r0 and r2 only, the 2D kernels' smallest strip-shaped plane
+   * otherwise), 264x43 (the right side in lane 0 of a second tile; at r2
+   * the strip above the last one reaches a row below the plane), 1032x58
+   * (the last strip moved up over the one above it). */
+  static const int sizes[][2] = { {1, 1}, {2, 3}, {8, 5}, {8, 16},
+  {31, 17}, {33, 33}, {72, 9}, {264, 43}, {300, 150}, {1032, 58},
+  {1920, 1080}, {4097, 7}
   };
   check_sizes_and_radii (rng, sizes, sizeof (sizes) / sizeof (sizes[0]),
       "2D", random_filters);
