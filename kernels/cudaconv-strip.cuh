@@ -36,10 +36,10 @@
  * One copy of that code serves every warp. The warps of a 2160-row plane
  * all run at once (one wave), so the slowest sets the kernel's time: with a
  * second, ghost-free copy for the warps inside the plane (the kernel
- * before this one), the others took 25% more instructions per row at r1,
- * spilled, and cache-halo took 10.2 us at r1 and 17.4 us at r2; with one
- * copy and these ghost cells, 8.5-8.7 and 14.6-14.8 us (H100, 8-bit
- * 3840x2160, BENCHMARKS.md). */
+ * before this one), the others took about 25% more instructions per row
+ * at r1, spilled, and set the kernel's end: cache-halo took 10.1 us at r1
+ * and 17.1 us at r2; with one copy and these ghost cells, 8.1 and 14.1 us
+ * (H100, 8-bit 3840x2160, BENCHMARKS.md). */
 #ifndef CUDACONV_STRIP_CUH
 #define CUDACONV_STRIP_CUH
 
@@ -251,8 +251,9 @@ strip_blocks_per_sm ()
  * 2160-row plane's blocks on an H100 (132 SMs) in one wave at 7 blocks per
  * SM (900 blocks); taller strips left SMs idle. At r2, 6: 1,350 blocks,
  * more than one wave, were as fast as or faster than taller strips (H100,
- * 8-bit cache-halo, 2160p / 1080p: 6 rows 14.7 / 6.6 us, 8 rows 15.2 /
- * 7.5, 10 rows 14.7 / 7.0, 12 rows 15.7 / 7.7). */
+ * 8-bit cache-halo, 2160p / 1080p, a harness not in the repository: 6
+ * rows 14.7 / 6.6 us, 8 rows 15.2 / 7.5, 10 rows 14.7 / 7.0, 12 rows 15.7
+ * / 7.7). */
 template < typename T, int R, bool MAGNITUDE > __host__ __device__ constexpr
     int
 strip_rows_per_warp ()
