@@ -37,9 +37,26 @@ typedef struct {
   int status[CC_CPU_MAX_THREADS];
 } Job;
 
+/* One row of samples to floats, every ps-th sample. Inlined with ps a
+ * constant (1, and 4 for the packed 4-byte formats: AYUV, RGBA, BGRx...),
+ * these loops vectorise; with ps a variable they stay scalar. */
+static inline __attribute__((always_inline)) void
+widen_u8 (float *restrict out, const uint8_t * restrict p, int w, int ps)
+{
+  for (int x = 0; x < w; x++)
+    out[x] = p[(size_t) x * ps];
+}
+
+static inline __attribute__((always_inline)) void
+widen_u16 (float *restrict out, const uint16_t * restrict p, int w, int ps)
+{
+  for (int x = 0; x < w; x++)
+    out[x] = p[(size_t) x * ps];
+}
+
 /* Source row sy (already border-resolved) widened to floats, with r ghost
  * cells on each side. */
-static void
+HOT_LOOP static void
 widen_row (const CcChannel * c, int sy, int radius, CcBorder border,
     float *padded)
 {
@@ -50,15 +67,19 @@ widen_row (const CcChannel * c, int sy, int radius, CcBorder border,
   if (c->sample == CC_SAMPLE_U8) {
     const uint8_t *p = (const uint8_t *) row;
     if (ps == 1)
-      for (int x = 0; x < w; x++)
-        interior[x] = p[x];
+      widen_u8 (interior, p, w, 1);
+    else if (ps == 4)
+      widen_u8 (interior, p, w, 4);
     else
-      for (int x = 0; x < w; x++)
-        interior[x] = p[(size_t) x * ps];
+      widen_u8 (interior, p, w, ps);
   } else {
     const uint16_t *p = (const uint16_t *) row;
-    for (int x = 0; x < w; x++)
-      interior[x] = p[(size_t) x * ps];
+    if (ps == 1)
+      widen_u16 (interior, p, w, 1);
+    else if (ps == 4)
+      widen_u16 (interior, p, w, 4);
+    else
+      widen_u16 (interior, p, w, ps);
   }
   for (int k = 1; k <= radius; k++) {
     int left = cc_border_index (-k, w, border);
@@ -100,7 +121,36 @@ combine_rows (float *restrict out, float *const *rows,
   }
 }
 
-/* Rounds half up and saturates, as the GPU kernels do. */
+/* floor (v + offset + 0.5) within [0, max]: rounds half up and saturates,
+ * as the GPU kernels do. Clamped first, the sum is never negative, so the
+ * conversion's truncation is the floor, and NaN gives 0 as fmaxf would:
+ * GCC vectorises comparisons and conversions, but neither fminf/fmaxf nor,
+ * without -fno-trapping-math, floorf. */
+static inline __attribute__((always_inline)) int
+rounded_sample (float v, float offset, float max)
+{
+  const float sum = v + offset + 0.5f;
+  const float low = sum > 0.0f ? sum : 0.0f;
+  return (int) (low < max ? low : max);
+}
+
+/* Every ps-th sample of a row, rounded (see widen_u8) */
+static inline __attribute__((always_inline)) void
+round_u8 (uint8_t * restrict p, const float *restrict v, float offset, int w,
+    int ps)
+{
+  for (int x = 0; x < w; x++)
+    p[(size_t) x * ps] = (uint8_t) rounded_sample (v[x], offset, 255.0f);
+}
+
+static inline __attribute__((always_inline)) void
+round_u16 (uint16_t * restrict p, const float *restrict v, float offset,
+    int w, int ps)
+{
+  for (int x = 0; x < w; x++)
+    p[(size_t) x * ps] = (uint16_t) rounded_sample (v[x], offset, 65535.0f);
+}
+
 HOT_LOOP static void
 store_row (const CcChannel * c, int y, const float *restrict v, float offset)
 {
@@ -108,14 +158,20 @@ store_row (const CcChannel * c, int y, const float *restrict v, float offset)
   const int ps = c->pixel_stride, w = c->width;
   if (c->sample == CC_SAMPLE_U8) {
     uint8_t *p = (uint8_t *) row;
-    for (int x = 0; x < w; x++)
-      p[(size_t) x * ps] = (uint8_t) fminf (fmaxf (floorf (v[x] + offset +
-                  0.5f), 0.0f), 255.0f);
+    if (ps == 1)
+      round_u8 (p, v, offset, w, 1);
+    else if (ps == 4)
+      round_u8 (p, v, offset, w, 4);
+    else
+      round_u8 (p, v, offset, w, ps);
   } else {
     uint16_t *p = (uint16_t *) row;
-    for (int x = 0; x < w; x++)
-      p[(size_t) x * ps] = (uint16_t) fminf (fmaxf (floorf (v[x] + offset +
-                  0.5f), 0.0f), 65535.0f);
+    if (ps == 1)
+      round_u16 (p, v, offset, w, 1);
+    else if (ps == 4)
+      round_u16 (p, v, offset, w, 4);
+    else
+      round_u16 (p, v, offset, w, ps);
   }
 }
 
