@@ -212,22 +212,38 @@ launch_column_tiles (Kernel kernel, size_t shared_bytes, const Launch & l)
           NS_THREADS_Y), shared_bytes, l);
 }
 
+/* The strip kernel with V samples per lane, if the planes move as its
+ * vectors: true, with the launch's status in *err; false if they do not. */
+template < typename T, int R, bool MAGNITUDE, int V > static bool
+launch_strip (const Launch & l, cudaError_t * err)
+{
+  const dim3 grid = strip_grid < T, R, MAGNITUDE, V > (l.width, l.height);
+  if (!strip_fits < T, R, MAGNITUDE, V > (l.src)
+      || !strip_fits < T, R, MAGNITUDE, V > (l.dst) || grid.y > MAX_GRID_Y)
+    return false;
+  (l.strategy == CC_STRATEGY_TILED_HALO ? conv_strip < T, R, MAGNITUDE, true,
+      V > : conv_strip < T, R, MAGNITUDE, false, V >) <<<grid,
+      dim3 (ST_LANES, ST_WARPS), 0, l.stream>>> (l.src, l.dst, l.slot,
+      l.offset, l.border);
+  *err = cudaGetLastError ();
+  return true;
+}
+
 template < typename T, int R, bool MAGNITUDE > static cudaError_t
 launch_2d (const Launch & l)
 {
   const bool tiled = l.strategy == CC_STRATEGY_TILED_HALO;
   /* small windows of planes that move as vectors: the strip kernel, where
-   * a 2D tile's halo would cost more than its multiply-adds */
+   * a 2D tile's halo would cost more than its multiply-adds; 8 samples per
+   * lane where the planes allow, else 4 */
   if constexpr (R <= ST_MAX_RADIUS) {
-    const dim3 grid = strip_grid < T, R, MAGNITUDE > (l.width, l.height);
-    if (strip_fits < T, R, MAGNITUDE > (l.src)
-        && strip_fits < T, R, MAGNITUDE > (l.dst) && grid.y <= MAX_GRID_Y) {
-      (tiled ? conv_strip < T, R, MAGNITUDE, true > :
-          conv_strip < T, R, MAGNITUDE, false >) <<<grid,
-          dim3 (ST_LANES, ST_WARPS), 0, l.stream>>> (l.src, l.dst, l.slot,
-          l.offset, l.border);
-      return cudaGetLastError ();
+    cudaError_t err;
+    if constexpr (!MAGNITUDE) {
+      if (launch_strip < T, R, false, 8 > (l, &err))
+        return err;
     }
+    if (launch_strip < T, R, MAGNITUDE, 4 > (l, &err))
+      return err;
   }
   if constexpr (R <= RB_MAX_RADIUS) {
     if (tiled)

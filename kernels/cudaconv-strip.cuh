@@ -5,7 +5,8 @@
  * overlap the arithmetic decide the speed.
  *
  * Each warp walks down a strip ST_LANES * V columns wide and a few rows
- * tall (strip_rows_per_warp); each lane owns V neighbouring samples of a row (one vector load).
+ * tall (strip_rows_per_warp); each lane owns V neighbouring samples of a
+ * row, 8 or 4 (StripShape), in one vector load.
  * Per input row a lane converts its samples once and adds them to the 2r+1
  * output rows they touch, whose sums wait in registers; a finished row
  * leaves as one vector store. The strip's rows are unrolled whole, so every
@@ -64,10 +65,13 @@ template <> struct Words <4> {
   typedef uint4 type;
 };
 
-/* What a lane holds of a row. A magnitude keeps two sums per output, so its
- * lanes take 4 samples, the others 8. */
-template < typename T, bool MAGNITUDE > struct StripShape {
-  static constexpr int V = MAGNITUDE ? 4 : 8;   /* samples per lane */
+/* What a lane holds of a row: SAMPLES neighbouring samples, 8 for a linear
+ * filter on a plane in whole 8-sample vectors, else 4: a magnitude keeps
+ * two sums per output, and some planes (8-bit rows 4 samples past a
+ * multiple of 8, 16-bit ones 8 bytes past a multiple of 16) come in whole
+ * quads only. */
+template < typename T, int SAMPLES > struct StripShape {
+  static constexpr int V = SAMPLES;     /* samples per lane */
   static constexpr int S = 4 / (int) sizeof (T);        /* samples per word */
   static constexpr int NW = V / S;      /* words per lane */
   static constexpr int TILE_W = ST_LANES * V;
@@ -81,11 +85,11 @@ vec_word (const VecT & v, int k)
 }
 
 /* V floats, packed as they are stored */
-template < typename T, bool MAGNITUDE > __device__ __forceinline__
-    typename StripShape < T, MAGNITUDE >::VecT
-pack_lane (const float (&v)[StripShape < T, MAGNITUDE >::V])
+template < typename T, int V > __device__ __forceinline__
+    typename StripShape < T, V >::VecT
+pack_lane (const float (&v)[V])
 {
-  typedef StripShape < T, MAGNITUDE > L;
+  typedef StripShape < T, V > L;
   typename L::VecT out;
   unsigned *w = reinterpret_cast < unsigned *>(&out);
 #pragma unroll
@@ -179,8 +183,8 @@ right_ghost_selector (int sample_bytes, CcBorder border)
 }
 
 /* Where a lane's loads go, fixed for the whole strip. */
-template < typename T, bool MAGNITUDE > struct StripLane {
-  typedef StripShape < T, MAGNITUDE > L;
+template < typename T, int V > struct StripLane {
+  typedef StripShape < T, V > L;
   typedef typename L::VecT VecT;
   bool active;                  /* its samples are inside the plane (all) */
   /* the word beyond its first / last sample comes from its own samples
@@ -267,11 +271,11 @@ strip_rows_per_warp ()
  * that a lane holds all of its samples or none, and the ghost columns at
  * the plane's sides come from the side lanes' own samples), and R rows
  * more than a strip down (StripGhosts). */
-template < typename T, int R, bool MAGNITUDE > __host__ __device__
+template < typename T, int R, bool MAGNITUDE, int V > __host__ __device__
     __forceinline__ bool
 strip_fits (const ChannelArgs & c)
 {
-  typedef StripShape < T, MAGNITUDE > L;
+  typedef StripShape < T, V > L;
   return moves_as_vectors < typename L::VecT > (c) && c.width % L::V == 0
       && c.height >= strip_rows_per_warp < T, R, MAGNITUDE > () + R;
 }
@@ -279,10 +283,10 @@ strip_fits (const ChannelArgs & c)
 /* Blocks across and down, ST_WARPS strips above each other per block;
  * blocks are numbered along the rows first, so that the blocks launched
  * together read neighbouring rows. */
-template < typename T, int R, bool MAGNITUDE > __host__ dim3
+template < typename T, int R, bool MAGNITUDE, int V > __host__ dim3
 strip_grid (int width, int height)
 {
-  typedef StripShape < T, MAGNITUDE > L;
+  typedef StripShape < T, V > L;
   constexpr int BLOCK_ROWS = ST_WARPS * strip_rows_per_warp < T, R,
       MAGNITUDE > ();
   return dim3 ((width + L::TILE_W - 1) / L::TILE_W, (height + BLOCK_ROWS - 1)
@@ -290,18 +294,18 @@ strip_grid (int width, int height)
 }
 
 /* One warp's strip: out rows y0 .. y0 + ROWS - 1, all inside the plane */
-template < typename T, int R, bool MAGNITUDE, bool STAGED >
+template < typename T, int R, bool MAGNITUDE, bool STAGED, int V >
 __device__ __forceinline__ void
 strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
-    const StripLane < T, MAGNITUDE > &me, int y0, CcBorder border,
+    const StripLane < T, V > &me, int y0, CcBorder border,
     const float *w, const float *wb, float start, float bias,
-    unsigned (*stage)[2 * StripShape < T, MAGNITUDE >::NW + ST_LANES *
-        StripShape < T, MAGNITUDE >::NW])
+    unsigned (*stage)[2 * StripShape < T, V >::NW + ST_LANES *
+        StripShape < T, V >::NW])
 {
-  typedef StripShape < T, MAGNITUDE > L;
+  typedef StripShape < T, V > L;
   typedef typename L::VecT VecT;
   constexpr int SIDE = 2 * R + 1;
-  constexpr int V = L::V, S = L::S, NW = L::NW;
+  constexpr int S = L::S, NW = L::NW;
   constexpr int SPAN = V + 2 * R;
   constexpr int ROWS = strip_rows_per_warp < T, R, MAGNITUDE > ();
   constexpr int IN_ROWS = ROWS + 2 * R;
@@ -437,19 +441,20 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
           v[q] += bias;
       }
       if (me.active)
-        *reinterpret_cast < VecT * >(out) = pack_lane < T, MAGNITUDE > (v);
+        *reinterpret_cast < VecT * >(out) = pack_lane < T, V > (v);
       out += dst.pitch;
     }
   }
 }
 
-template < typename T, int R, bool MAGNITUDE, bool STAGED >
+template < typename T, int R, bool MAGNITUDE, bool STAGED, int V >
 __global__ void __launch_bounds__ (ST_LANES * ST_WARPS,
     strip_blocks_per_sm < T, R, MAGNITUDE > ())
 conv_strip (ChannelArgs src, ChannelArgs dst, int slot, float offset,
     CcBorder border)
 {
-  typedef StripShape < T, MAGNITUDE > L;
+  static_assert (!MAGNITUDE || V == 4, "a magnitude's lanes take 4 samples");
+  typedef StripShape < T, V > L;
   constexpr int SIDE = 2 * R + 1;
   /* per warp two row buffers, so that one __syncwarp per row orders a row's
    * writes after the reads of the row before the last */
@@ -468,7 +473,7 @@ conv_strip (ChannelArgs src, ChannelArgs dst, int slot, float offset,
    * wants ROWS rows), the rows it shares with the strip above get the same
    * values twice */
   const int y0 = min (strip_y0, src.height - ROWS);
-  StripLane < T, MAGNITUDE > me;
+  StripLane < T, V > me;
   me.init (src, x0, threadIdx.x, R, border);
 
   float w[SIDE * SIDE], wb[MAGNITUDE ? SIDE * SIDE : 1];
@@ -478,7 +483,7 @@ conv_strip (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   const float start = MAGNITUDE ? 0.0f : offset + 0.5f;
   const float bias = MAGNITUDE ? offset + 0.5f : 0.0f;
 
-  strip_rows < T, R, MAGNITUDE, STAGED > (src, dst, me, y0, border, w, wb,
+  strip_rows < T, R, MAGNITUDE, STAGED, V > (src, dst, me, y0, border, w, wb,
       start, bias, stage[STAGED ? threadIdx.y : 0]);
 }
 

@@ -401,10 +401,13 @@ test_sizes_radii_borders (RefRng * rng)
    * mid-warp; r0 and r2 only, the 2D kernels' smallest strip-shaped plane
    * otherwise), 264x43 (the right side in lane 0 of a second tile; at r2
    * the strip above the last one reaches a row below the plane), 1032x58
-   * (the last strip moved up over the one above it). */
+   * (the last strip moved up over the one above it). Planes in whole
+   * quads but not whole 8-sample vectors take it with 4 samples per lane:
+   * 260x20 (8-bit), and the 16-bit planes whose rows are 8 bytes past a
+   * multiple of 16 (ROWS_QUADS). */
   static const int sizes[][2] = { {1, 1}, {2, 3}, {8, 5}, {8, 16},
   {31, 17}, {33, 33}, {72, 9}, {264, 43}, {300, 150}, {1032, 58},
-  {1920, 1080}, {4097, 7}
+  {1920, 1080}, {4097, 7}, {260, 20}
   };
   check_sizes_and_radii (rng, sizes, sizeof (sizes) / sizeof (sizes[0]),
       "2D", random_filters);
