@@ -7,6 +7,7 @@
  * kernels sit in this one translation unit because __constant__ memory is
  * per unit. */
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <mutex>
 
@@ -18,6 +19,7 @@
 #include "cudaconv-cache-halo.cuh"
 #include "cudaconv-separable.cuh"
 #include "cudaconv-separable-fp32.cuh"
+#include "cudaconv-separable-strip.cuh"
 
 #define FILL_BLOCK_W 32
 #define FILL_BLOCK_H 8
@@ -25,6 +27,8 @@
 #define DEFAULT_SHARED_LIMIT (48 * 1024)
 /* a grid's largest y dimension */
 #define MAX_GRID_Y 65535
+/* devices whose SM count is remembered (others ask on every launch) */
+#define CC_CUDA_MAX_DEVICES 64
 /* launches per timed sample of the tuner */
 #define TUNE_BATCH 4
 
@@ -261,11 +265,43 @@ launch_2d (const Launch & l)
       CacheHaloLayout < R >::BYTES, l);
 }
 
-/* The tensor-core kernel for 8-bit planes from r = 2 on, the FP32 one for
- * the rest: the faster of the two for each on an H100 (BENCHMARKS.md). */
+/* SMs of the current device, asked once per device */
+static int
+device_sms ()
+{
+  static std::atomic < int >known[CC_CUDA_MAX_DEVICES];
+  int dev = 0, sms = 0;
+  if (cudaGetDevice (&dev) != cudaSuccess)
+    return 0;
+  if (dev >= 0 && dev < CC_CUDA_MAX_DEVICES && known[dev].load () > 0)
+    return known[dev].load ();
+  if (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev) !=
+      cudaSuccess)
+    return 0;
+  if (dev >= 0 && dev < CC_CUDA_MAX_DEVICES)
+    known[dev].store (sms);
+  return sms;
+}
+
+/* The streaming FP32 kernel up to r = SS_MAX_RADIUS where the planes move
+ * as quads and are a strip tall, else the tensor-core kernel for 8-bit
+ * planes from r = 2 on and the FP32 tile kernel for the rest: the fastest
+ * for each on an H100 (BENCHMARKS.md). */
 template < typename T, int R > static cudaError_t
 launch_separable (const Launch & l)
 {
+  if constexpr (R >= 1 && R <= SS_MAX_RADIUS) {
+    const int chunks = sep_strip_chunks < R > (l.width, l.height,
+        device_sms ());
+    const dim3 grid = sep_strip_grid < R > (l.width, l.height,
+        chunks > 0 ? chunks : 1);
+    if (chunks > 0 && sep_strip_fits < T > (l.src) && sep_strip_fits < T >
+        (l.dst) && grid.y <= MAX_GRID_Y) {
+      conv_separable_strip < T, R > <<<grid, dim3 (SS_LANES, SS_WARPS), 0,
+          l.stream>>> (l.src, l.dst, l.slot, l.offset, l.border, chunks);
+      return cudaGetLastError ();
+    }
+  }
   if constexpr (sizeof (T) == 1 && R >= 2)
     return launch_column_tiles (conv_separable < R >, SepLayout < R >::BYTES,
         l);

@@ -43,7 +43,9 @@ int cc_cuda_slot_is_separable (int slot);
 
 /* Convolves src into dst (device pointers, same size and sample type) with
  * the filter last uploaded to slot (radius, response and offset included).
- * Only dst's own channel samples are written. */
+ * Only dst's own channel samples are written. src and dst must not
+ * overlap: the kernels read src through the read-only cache, and some
+ * write an output sample more than once (with the same value). */
 cudaError_t cc_cuda_convolve (const CcChannel * src, const CcChannel * dst,
     int slot, CcBorder border, CcStrategy strategy, cudaStream_t stream);
 

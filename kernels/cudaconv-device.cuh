@@ -237,14 +237,32 @@ sm_max_threads ()
 #endif
 }
 
+/* Blocks an SM holds on the GPU this pass compiles for (the same table:
+ * 7.5, 8.6 and 8.7 16; 8.9 and 12.x 24; the others 32). */
+constexpr int
+sm_max_blocks ()
+{
+#if !defined (__CUDA_ARCH__)
+  return 32;
+#elif __CUDA_ARCH__ == 750 || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870
+  return 16;
+#elif __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200
+  return 24;
+#else
+  return 32;
+#endif
+}
+
 /* The minimum blocks per SM for __launch_bounds__: wanted where that many
  * blocks of threads fit an SM, else 0 (no minimum). ptxas ignores a
  * minimum that cannot fit, with a warning per kernel: 86 lines on Turing,
- * where 5 blocks of 256 threads ask for more than its 1024. */
+ * where 5 blocks of 256 threads ask for more than its 1024, and 10 for 20
+ * one-warp blocks, more than its 16 blocks. */
 constexpr int
 blocks_that_fit (int threads, int wanted)
 {
-  return wanted * threads <= sm_max_threads () ? wanted : 0;
+  return wanted * threads <= sm_max_threads () && wanted <= sm_max_blocks ()
+      ? wanted : 0;
 }
 
 /* A one-dimensional grid of tiles: block t takes column t % columns of row

@@ -351,7 +351,8 @@ check_sizes_and_radii (RefRng * rng, const int (*sizes)[2], size_t n_sizes,
     const char *kind, MakeFilters make)
 {
   /* 1 and 2 unroll the loop over filter columns, 3 and up loop; 4 starts
-   * windows on a 4-sample boundary; 15 is the largest */
+   * windows on a 4-sample boundary, and is the separable streaming
+   * kernel's largest; 15 is the largest */
   static const int radii[] = { 1, 2, 3, 4, 7, 15 };
   static Filters filters;
 
@@ -419,8 +420,17 @@ test_sizes_radii_borders (RefRng * rng)
 static void
 test_separable (RefRng * rng)
 {
+  /* Planes in whole quads with quad rows and at least a strip tall take
+   * the streaming kernel at r <= 4 (warps of 120 output columns; on
+   * these small planes strips of one chunk, 8 to 17 rows), also in quick
+   * runs: 8x40 (8-bit; every lane reaches past a side), 264x43 (16-bit;
+   * three warps across, the last strip moved up over the one above),
+   * 1032x90 (both; nine warps across, the last one mostly past the right
+   * side), 120x33 (8-bit; one warp, its right halo lane past the side).
+   * 1920x1080 takes strips of two chunks at r1 (not in quick runs). */
   static const int sizes[][2] = { {1, 1}, {2, 3}, {31, 17}, {67, 130},
-  {259, 200}, {1920, 1080}, {4097, 7}
+  {259, 200}, {1920, 1080}, {4097, 7}, {8, 40}, {264, 43}, {1032, 90},
+  {120, 33}
   };
   check_sizes_and_radii (rng, sizes, sizeof (sizes) / sizeof (sizes[0]),
       "separable", separable_filters);
