@@ -54,6 +54,16 @@ widen_u16 (float *restrict out, const uint16_t * restrict p, int w, int ps)
     out[x] = p[(size_t) x * ps];
 }
 
+static inline __attribute__((always_inline)) void
+widen_samples (float *restrict out, const char *row, CcSampleType sample,
+    int w, int ps)
+{
+  if (sample == CC_SAMPLE_U8)
+    widen_u8 (out, (const uint8_t *) row, w, ps);
+  else
+    widen_u16 (out, (const uint16_t *) row, w, ps);
+}
+
 /* Source row sy (already border-resolved) widened to floats, with r ghost
  * cells on each side. */
 HOT_LOOP static void
@@ -64,23 +74,12 @@ widen_row (const CcChannel * c, int sy, int radius, CcBorder border,
   const int ps = c->pixel_stride, w = c->width;
   float *interior = padded + radius;
 
-  if (c->sample == CC_SAMPLE_U8) {
-    const uint8_t *p = (const uint8_t *) row;
-    if (ps == 1)
-      widen_u8 (interior, p, w, 1);
-    else if (ps == 4)
-      widen_u8 (interior, p, w, 4);
-    else
-      widen_u8 (interior, p, w, ps);
-  } else {
-    const uint16_t *p = (const uint16_t *) row;
-    if (ps == 1)
-      widen_u16 (interior, p, w, 1);
-    else if (ps == 4)
-      widen_u16 (interior, p, w, 4);
-    else
-      widen_u16 (interior, p, w, ps);
-  }
+  if (ps == 1)
+    widen_samples (interior, row, c->sample, w, 1);
+  else if (ps == 4)
+    widen_samples (interior, row, c->sample, w, 4);
+  else
+    widen_samples (interior, row, c->sample, w, ps);
   for (int k = 1; k <= radius; k++) {
     int left = cc_border_index (-k, w, border);
     int right = cc_border_index (w - 1 + k, w, border);
@@ -151,28 +150,27 @@ round_u16 (uint16_t * restrict p, const float *restrict v, float offset,
     p[(size_t) x * ps] = (uint16_t) rounded_sample (v[x], offset, 65535.0f);
 }
 
+static inline __attribute__((always_inline)) void
+round_samples (char *row, CcSampleType sample, const float *restrict v,
+    float offset, int w, int ps)
+{
+  if (sample == CC_SAMPLE_U8)
+    round_u8 ((uint8_t *) row, v, offset, w, ps);
+  else
+    round_u16 ((uint16_t *) row, v, offset, w, ps);
+}
+
 HOT_LOOP static void
 store_row (const CcChannel * c, int y, const float *restrict v, float offset)
 {
   char *row = (char *) c->data + (size_t) y * c->pitch;
   const int ps = c->pixel_stride, w = c->width;
-  if (c->sample == CC_SAMPLE_U8) {
-    uint8_t *p = (uint8_t *) row;
-    if (ps == 1)
-      round_u8 (p, v, offset, w, 1);
-    else if (ps == 4)
-      round_u8 (p, v, offset, w, 4);
-    else
-      round_u8 (p, v, offset, w, ps);
-  } else {
-    uint16_t *p = (uint16_t *) row;
-    if (ps == 1)
-      round_u16 (p, v, offset, w, 1);
-    else if (ps == 4)
-      round_u16 (p, v, offset, w, 4);
-    else
-      round_u16 (p, v, offset, w, ps);
-  }
+  if (ps == 1)
+    round_samples (row, c->sample, v, offset, w, 1);
+  else if (ps == 4)
+    round_samples (row, c->sample, v, offset, w, 4);
+  else
+    round_samples (row, c->sample, v, offset, w, ps);
 }
 
 static void

@@ -291,15 +291,16 @@ template < typename T, int R > static cudaError_t
 launch_separable (const Launch & l)
 {
   if constexpr (R >= 1 && R <= SS_MAX_RADIUS) {
-    const int chunks = sep_strip_chunks < R > (l.width, l.height,
-        device_sms ());
-    const dim3 grid = sep_strip_grid < R > (l.width, l.height,
-        chunks > 0 ? chunks : 1);
-    if (chunks > 0 && sep_strip_fits < T > (l.src) && sep_strip_fits < T >
-        (l.dst) && grid.y <= MAX_GRID_Y) {
-      conv_separable_strip < T, R > <<<grid, dim3 (SS_LANES, SS_WARPS), 0,
-          l.stream>>> (l.src, l.dst, l.slot, l.offset, l.border, chunks);
-      return cudaGetLastError ();
+    const int chunks = sep_strip_fits < T > (l.src) && sep_strip_fits < T >
+        (l.dst) ? sep_strip_chunks < R > (l.width, l.height, device_sms ()) :
+        0;
+    if (chunks > 0) {
+      const dim3 grid = sep_strip_grid < R > (l.width, l.height, chunks);
+      if (grid.y <= MAX_GRID_Y) {
+        conv_separable_strip < T, R > <<<grid, dim3 (SS_LANES, SS_WARPS), 0,
+            l.stream>>> (l.src, l.dst, l.slot, l.offset, l.border, chunks);
+        return cudaGetLastError ();
+      }
     }
   }
   if constexpr (sizeof (T) == 1 && R >= 2)

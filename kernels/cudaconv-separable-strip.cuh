@@ -319,17 +319,9 @@ sep_strip_rows_of (const ChannelArgs & src, const ChannelArgs & dst,
         ring[k] = ring[k + 1];
       ring[SS_AHEAD - 1] = me.template fetch < GATHER > (next);
       next += src.pitch;
-      /* relative to this chunk: output rows j .. j + 2r, ring slots as
-       * their absolute rows c * SIDE + j + k */
-      const float4 f4 = quad_to_float4 (q);
-      const float f[SS_V] = { f4.x, f4.y, f4.z, f4.w };
-#pragma unroll
-      for (int k = 0; k < SIDE; k++) {
-        const int s = (j + k) % SIDE, i = 2 * R - k;
-#pragma unroll
-        for (int p = 0; p < SS_V; p++)
-          a[s][p] = i == 0 ? wc[0] * f[p] : fmaf (wc[i], f[p], a[s][p]);
-      }
+      /* counted from this chunk: output rows j .. j + 2r, whose ring slots
+       * are those of their rows in the strip (chunks are 2r+1 rows) */
+      column (MAIN0 + j, q, j, j + 2 * R);
       publish (stage[j], j);
     }
     __syncwarp ();
@@ -366,7 +358,8 @@ conv_separable_strip (ChannelArgs src, ChannelArgs dst, int slot,
   constexpr int SIDE = 2 * R + 1;
   constexpr int HL = ss_halo_lanes < R > ();
   const int rows = sep_strip_rows < R > (chunks);
-  /* per warp two rows, so that one __syncwarp per row orders a row's
+  /* per warp a chunk's rows (ss_stage_rows); the rows outside the chunks
+   * alternate between two, so that one __syncwarp per row orders a row's
    * writes after the reads of the row before the last */
   __shared__ float4 stage[SS_WARPS][ss_stage_rows < R > ()][SS_LANES + 2 * HL];
 
