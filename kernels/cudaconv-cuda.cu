@@ -20,6 +20,7 @@
 #include "cudaconv-separable.cuh"
 #include "cudaconv-separable-fp32.cuh"
 #include "cudaconv-separable-strip.cuh"
+#include "cudaconv-separable-mma-strip.cuh"
 
 #define FILL_BLOCK_W 32
 #define FILL_BLOCK_H 8
@@ -265,31 +266,80 @@ launch_2d (const Launch & l)
       CacheHaloLayout < R >::BYTES, l);
 }
 
-/* SMs of the current device, asked once per device */
+/* What ask (device) answers for the current device, a positive number
+ * kept in known[device] after the first time (devices past
+ * CC_CUDA_MAX_DEVICES ask every time); 0 where it cannot be had. */
+template < typename Ask > static int
+per_device (std::atomic < int >(&known)[CC_CUDA_MAX_DEVICES], Ask ask)
+{
+  int dev = 0;
+  if (cudaGetDevice (&dev) != cudaSuccess)
+    return 0;
+  const bool kept = dev >= 0 && dev < CC_CUDA_MAX_DEVICES;
+  if (kept && known[dev].load () > 0)
+    return known[dev].load ();
+  const int value = ask (dev);
+  if (kept && value > 0)
+    known[dev].store (value);
+  return value;
+}
+
+/* SMs of the current device */
 static int
 device_sms ()
 {
   static std::atomic < int >known[CC_CUDA_MAX_DEVICES];
-  int dev = 0, sms = 0;
-  if (cudaGetDevice (&dev) != cudaSuccess)
-    return 0;
-  if (dev >= 0 && dev < CC_CUDA_MAX_DEVICES && known[dev].load () > 0)
-    return known[dev].load ();
-  if (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev) !=
-      cudaSuccess)
-    return 0;
-  if (dev >= 0 && dev < CC_CUDA_MAX_DEVICES)
-    known[dev].store (sms);
-  return sms;
+  return per_device (known,[](int dev) {
+        int sms = 0;
+        return cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
+            dev) == cudaSuccess ? sms : 0;
+      });
 }
 
-/* The streaming FP32 kernel up to r = SS_MAX_RADIUS where the planes move
- * as quads and are a strip tall, else the tensor-core kernel for 8-bit
- * planes from r = 2 on and the FP32 tile kernel for the rest: the fastest
- * for each on an H100 (BENCHMARKS.md). */
+/* Warps of conv_separable_mma_strip<T, R> that the current device holds
+ * at once */
+template < typename T, int R > static long long
+ms_resident_warps ()
+{
+  static std::atomic < int >known[CC_CUDA_MAX_DEVICES];
+  const int blocks = per_device (known,[](int) {
+        int n = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
+                conv_separable_mma_strip < T, R >, MS_LANES, 0) ==
+            cudaSuccess)
+          return n;
+        /* one step per strip then; the launch must not report this */
+        cudaGetLastError ();
+        return 0;
+      });
+  return (long long) blocks * device_sms ();
+}
+
+/* The fastest separable kernel for each plane on an H100 (BENCHMARKS.md,
+ * tests/bench-separable-strip.cu):
+ *  - the tensor-core streaming kernel from r = MS_MIN_RADIUS (8-bit) or
+ *    MS_MIN_RADIUS_16 (16-bit) to MS_MAX_RADIUS, for planes of one sample
+ *    per pixel whose rows start on 8 bytes;
+ *  - else the FP32 streaming kernel up to r = SS_MAX_RADIUS, where the
+ *    planes move as quads and are a strip tall;
+ *  - else the tensor-core tile kernel for 8-bit planes from r = 2 on and
+ *    the FP32 tile kernel for the rest. */
 template < typename T, int R > static cudaError_t
 launch_separable (const Launch & l)
 {
+  if constexpr (R >= (sizeof (T) == 1 ? MS_MIN_RADIUS : MS_MIN_RADIUS_16)
+      && R <= MS_MAX_RADIUS) {
+    if (ms_strip_fits (l.src) && ms_strip_fits (l.dst)) {
+      const int steps = ms_strip_steps (l.width, l.height,
+          ms_resident_warps < T, R > ());
+      const dim3 grid = ms_strip_grid (l.width, l.height, steps);
+      if (grid.y <= MAX_GRID_Y) {
+        conv_separable_mma_strip < T, R > <<<grid, MS_LANES, 0,
+            l.stream>>> (l.src, l.dst, l.slot, l.offset, l.border, steps);
+        return cudaGetLastError ();
+      }
+    }
+  }
   if constexpr (R >= 1 && R <= SS_MAX_RADIUS) {
     const int chunks = sep_strip_fits < T > (l.src) && sep_strip_fits < T >
         (l.dst) ? sep_strip_chunks < R > (l.width, l.height, device_sms ()) :

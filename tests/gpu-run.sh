@@ -2,7 +2,9 @@
 # The GPU machine's whole check, in one command: gst-inspect, the whole test
 # suite (no GPU test may skip), compute-sanitizer memcheck and racecheck over
 # the kernel tests (CUDACONV_TEST_QUICK=1: every case but the 1920x1080
-# planes, which take the sanitizers minutes), then the whole benchmark
+# planes, which take the sanitizers minutes) and over the streaming
+# separable kernels' check (bench-separable-strip --check), then the whole
+# benchmark
 # (tests/benchmark.sh) unless CUDACONV_GPU_RUN_BENCH=0. That machine has no
 # GStreamer: build here, make the bundle and carry both
 # (../shared/device/README.md):
@@ -30,6 +32,11 @@ for tool in memcheck racecheck; do
     build/tests/test-kernels-cuda >"$out/$tool.log" 2>&1
   rc=$?
   echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | tail -1); $(grep -E 'passed, .* failed' "$out/$tool.log")"
+  [ $rc = 0 ] || status=1
+  compute-sanitizer --tool $tool --error-exitcode 99 \
+    build/tests/bench-separable-strip --check >"$out/$tool-strips.log" 2>&1
+  rc=$?
+  echo "compute-sanitizer $tool, separable strips: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool-strips.log" | tail -1); $(grep -E 'checks done' "$out/$tool-strips.log")"
   [ $rc = 0 ] || status=1
 done
 

@@ -344,16 +344,20 @@ separable_filters (RefRng * rng, int side, int signed_weights, double max,
   out->f.row_taps = out->row_taps;
 }
 
-/* Every radius on random 8- and 16-bit planes of every size, the filter
- * made by make, under every border policy. */
+/* 1 and 2 unroll the loop over filter columns, 3 and up loop; 4 starts
+ * windows on a 4-sample boundary, and is the FP32 separable streaming
+ * kernel's largest; 15 is the largest */
+static const int radii_2d[] = { 1, 2, 3, 4, 7, 15, 0 };
+/* and for separable filters 5 and 8, the tensor-core streaming kernel's
+ * first for 16-bit planes and its last */
+static const int radii_separable[] = { 1, 2, 3, 4, 5, 7, 8, 15, 0 };
+
+/* Every radius (a list ending in 0) on random 8- and 16-bit planes of every
+ * size, the filter made by make, under every border policy. */
 static void
 check_sizes_and_radii (RefRng * rng, const int (*sizes)[2], size_t n_sizes,
-    const char *kind, MakeFilters make)
+    const int *radii, const char *kind, MakeFilters make)
 {
-  /* 1 and 2 unroll the loop over filter columns, 3 and up loop; 4 starts
-   * windows on a 4-sample boundary, and is the separable streaming
-   * kernel's largest; 15 is the largest */
-  static const int radii[] = { 1, 2, 3, 4, 7, 15 };
   static Filters filters;
 
   /* compute-sanitizer runs kernels far slower: CUDACONV_TEST_QUICK=1 skips
@@ -374,7 +378,7 @@ check_sizes_and_radii (RefRng * rng, const int (*sizes)[2], size_t n_sizes,
           ROWS_16_BYTES : (RowLayout) ((s + bytes) % 3);
       image_init (&im, rng, sizes[s][0], sizes[s][1], bytes, 1, 0, layout);
       ref = malloc (sizeof (uint32_t) * im.width * im.height);
-      for (size_t ri = 0; ri < sizeof (radii) / sizeof (radii[0]); ri++) {
+      for (size_t ri = 0; radii[ri] > 0; ri++) {
         int side = 2 * radii[ri] + 1, signed_weights = (ri + s) % 2;
         char what[160];
 
@@ -411,7 +415,7 @@ test_sizes_radii_borders (RefRng * rng)
   {1920, 1080}, {4097, 7}, {260, 20}
   };
   check_sizes_and_radii (rng, sizes, sizeof (sizes) / sizeof (sizes[0]),
-      "2D", random_filters);
+      radii_2d, "2D", random_filters);
 }
 
 /* Filters that are outer products, with their factors: the 2D variants run
@@ -427,13 +431,19 @@ test_separable (RefRng * rng)
    * three warps across, the last strip moved up over the one above),
    * 1032x90 (both; nine warps across, the last one mostly past the right
    * side), 120x33 (8-bit; one warp, its right halo lane past the side).
-   * 1920x1080 takes strips of two chunks at r1 (not in quick runs). */
+   * 1920x1080 takes strips of two chunks at r1 (not in quick runs).
+   * Planes of one sample per pixel with rows on 8 bytes (every layout but
+   * ROWS_UNALIGNED) take the tensor-core streaming kernel at r3 to r8
+   * (8-bit) and r5 to r8 (16-bit), one step per strip at these sizes
+   * (bench-separable-strip --check runs more): 8x40 and 1x1 (ghost columns
+   * on both sides), 31x17, 67x130, 259x200 and 4097x7 (the right edge
+   * inside a piece), 264x43 and 1032x90 (a last strip 8 columns wide). */
   static const int sizes[][2] = { {1, 1}, {2, 3}, {31, 17}, {67, 130},
   {259, 200}, {1920, 1080}, {4097, 7}, {8, 40}, {264, 43}, {1032, 90},
   {120, 33}
   };
   check_sizes_and_radii (rng, sizes, sizeof (sizes) / sizeof (sizes[0]),
-      "separable", separable_filters);
+      radii_separable, "separable", separable_filters);
 }
 
 /* Packed layouts (RGB, RGBA, NV12's UV): one channel among others, which
