@@ -66,6 +66,19 @@ scale_exponent (float largest, int top)
   return largest > 0.0f ? min (max (top - exp2, -126), 126) : 0;
 }
 
+/* The largest |tap| (x) and the sum of all |taps| (y) of SIDE taps */
+template < int SIDE > __device__ __forceinline__ float2
+tap_magnitudes (const float *taps)
+{
+  float2 m = make_float2 (0.0f, 0.0f);
+#pragma unroll
+  for (int j = 0; j < SIDE; j++) {
+    m.x = fmaxf (m.x, fabsf (taps[j]));
+    m.y += fabsf (taps[j]);
+  }
+  return m;
+}
+
 /* A filter's taps go into fp16 scaled so that the largest is in
  * [1024, 2048): its high half keeps 11 bits and its low half 11 more. */
 #define HALF_TAP_TOP 11

@@ -177,14 +177,10 @@ template < typename T, int R > __device__ __forceinline__ void
 ms_build_bands (const float (*taps)[2 * MS_MAX_RADIUS + 1], MsBands & b)
 {
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  float col_sum = 0.0f, row_max = 0.0f;
-#pragma unroll
-  for (int j = 0; j <= 2 * R; j++) {
-    col_sum += fabsf (taps[0][j]);
-    row_max = fmaxf (row_max, fabsf (taps[1][j]));
-  }
-  const int e_col = scale_exponent (col_sum * SampleTraits < T >::max, 15);
-  const int e_row = scale_exponent (row_max, HALF_TAP_TOP);
+  const int e_col = scale_exponent (tap_magnitudes < 2 * R + 1 > (taps[0]).y *
+      SampleTraits < T >::max, 15);
+  const int e_row = scale_exponent (tap_magnitudes < 2 * R + 1 > (taps[1]).x,
+      HALF_TAP_TOP);
   const float scale[2] = { pow2f (e_col), pow2f (e_row) };
   b.unscale = pow2f (-e_col) * pow2f (-e_row);
   b.bias_sum = 0.0f;
@@ -427,19 +423,6 @@ template < typename T > struct MsGhostFill {
   }
 };
 
-/* 4 rounded samples, packed as stored */
-__device__ __forceinline__ unsigned
-ms_pack (uint8_t *, const float (&v)[4])
-{
-  return pack_floor_saturated ((uint8_t *) nullptr, v);
-}
-
-__device__ __forceinline__ uint2
-ms_pack (uint16_t *, const float (&v)[4])
-{
-  return pack_floor_saturated ((uint16_t *) nullptr, v);
-}
-
 /* The 4 samples at plane column x of rows y and y + 8 where the group
  * reaches past the plane's right or bottom edge: what lies inside. Out of
  * line: only the warps at those edges come here. */
@@ -605,9 +588,8 @@ conv_separable_mma_strip (ChannelArgs src, ChannelArgs dst, int slot,
        * second k-step) and starts output group u (as its first) */
       if (u > 0) {
 #pragma unroll
-        for (int q = 0; q < 2; q++) {
+        for (int q = 0; q < 2; q++)
           ms_row_products (open[q], hi, lo, bands.row[1][q]);
-        }
         /* lane: columns 4t .. 4t + 3 of rows g and g + 8; n-tile q's
          * registers 0, 1 (2, 3 for row g + 8) are columns 4t + q, 4t + 2
          * + q */
@@ -617,9 +599,10 @@ conv_separable_mma_strip (ChannelArgs src, ChannelArgs dst, int slot,
           top[k] = fmaf (open[k & 1][k >> 1], bands.unscale, bias);
           bottom[k] = fmaf (open[k & 1][2 + (k >> 1)], bands.unscale, bias);
         }
-        typedef decltype (ms_pack ((T *) nullptr, top)) Packed;
-        const Packed top_packed = ms_pack ((T *) nullptr, top);
-        const Packed bottom_packed = ms_pack ((T *) nullptr, bottom);
+        typedef decltype (pack_floor_saturated ((T *) nullptr, top)) Packed;
+        const Packed top_packed = pack_floor_saturated ((T *) nullptr, top);
+        const Packed bottom_packed = pack_floor_saturated ((T *) nullptr,
+            bottom);
         const int gx = MS_GROUP_W * (u - 1);
         if (rows_inside && x0 + gx + MS_GROUP_W <= dst.width) {
           *reinterpret_cast < Packed * >(out + gx * sizeof (T)) = top_packed;

@@ -123,19 +123,6 @@ build_band (const float *taps, int side, int e, int p, unsigned *hi,
   split_to_halves (pair, hi[p], lo[p]);
 }
 
-/* The largest |tap| (x) and the sum of all |taps| (y) of SIDE taps */
-template < int SIDE > __device__ __forceinline__ float2
-tap_magnitudes (const float *taps)
-{
-  float2 m = make_float2 (0.0f, 0.0f);
-#pragma unroll
-  for (int j = 0; j < SIDE; j++) {
-    m.x = fmaxf (m.x, fabsf (taps[j]));
-    m.y += fabsf (taps[j]);
-  }
-  return m;
-}
-
 /* The column band and the row band (see SEP_ROW_BAND_THREAD), and the
  * scales: scales[0] takes a column sum to mid as stored (below 2^15, so
  * that fp16 holds it), scales[1] and scales[2] undo mid's and the row
