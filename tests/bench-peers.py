@@ -9,7 +9,9 @@ Times one random 8-bit plane filtered with a (2r+1)^2 filter, border clamp
               replicate done beforehand, not timed), on the GPU
   opencv      cv2.filter2D(u8, -1, weights, BORDER_REPLICATE) on the host
   opencv-gauss  cv2.GaussianBlur with the same sigma, on the host (separable)
-GPU times: CUDA events, median of RUNS after WARMUP calls. Host times:
+GPU times: CUDA events around BATCH calls queued behind a busy kernel (GPU
+time only, as cudaconv-bench times its own kernels), median of RUNS after
+WARMUP calls. Host times:
 perf_counter, median of HOST_RUNS after one call.
 
 Writes rows "peer,WxH,8,radius,name,milliseconds" to --csv and prints a
@@ -30,18 +32,58 @@ def gaussian_sigma(radius):
     return 0.3 * (radius - 1) + 0.8
 
 
-def time_gpu(fn, sync_event):
+BATCH = 10
+BUSY_US = 2000.0
+BUSY_MAX_US = 200000.0
+
+
+def time_gpu(fn, event, busy):
+    """GPU ms per call, as cudaconv-bench times its kernels: BATCH calls
+    between two events, queued behind busy(us), a kernel that keeps the GPU
+    busy while Python issues them, so that the events bracket GPU time only.
+    Events around one call on an idle GPU would also time the library's
+    Python path up to its launch (tens of microseconds here, and not the
+    same from run to run). A sample whose busy kernel had ended before the
+    batch was queued is taken again with twice the wait."""
     for _ in range(WARMUP):
         fn()
     times = []
-    for _ in range(RUNS):
-        start, stop = sync_event(), sync_event()
+    busy_us = BUSY_US
+    while len(times) < RUNS:
+        start, stop, busy_done = event(), event(), event()
+        busy(busy_us)
+        busy_done.record()
         start.record()
-        fn()
+        for _ in range(BATCH):
+            fn()
         stop.record()
+        ran_dry = (busy_done.query() if hasattr(busy_done, "query")
+                   else busy_done.done)
         stop.synchronize()
-        times.append(start_elapsed(start, stop))
+        if ran_dry and busy_us < BUSY_MAX_US:
+            busy_us *= 2
+            continue
+        times.append(start_elapsed(start, stop) / BATCH)
     return statistics.median(times)
+
+
+def cupy_busy(cupy):
+    """busy(us): one CuPy thread spinning on the GPU's nanosecond timer"""
+    import numpy as np
+    spin = cupy.RawKernel(r"""
+extern "C" __global__ void busy_wait(long long ns) {
+  long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  while (t - t0 < ns);
+}""", "busy_wait")
+    return lambda us: spin((1,), (1,), (np.int64(us * 1e3),))
+
+
+def torch_busy(torch):
+    """busy(us): torch's own spin kernel, which counts clock cycles; 2000
+    per microsecond spins at least that long at clocks up to 2 GHz"""
+    return lambda us: torch.cuda._sleep(int(us * 2000))
 
 
 def start_elapsed(start, stop):
@@ -118,7 +160,7 @@ def main():
                 got["cupy"] = time_gpu(
                     lambda: ndi.correlate(d_plane, d_w, output=out,
                                           mode="nearest"),
-                    cupy.cuda.Event)
+                    cupy.cuda.Event, cupy_busy(cupy))
             if "torch" in peers:
                 torch = peers["torch"]
                 x = torch.from_numpy(plane).cuda().float()[None, None]
@@ -127,7 +169,8 @@ def main():
                 with torch.no_grad():
                     got["torch"] = time_gpu(
                         lambda: torch.nn.functional.conv2d(x, k),
-                        lambda: torch.cuda.Event(enable_timing=True))
+                        lambda: torch.cuda.Event(enable_timing=True),
+                        torch_busy(torch))
             if "opencv" in peers and r in host_radii:
                 cv2 = peers["opencv"]
                 got["opencv"] = time_host(lambda: cv2.filter2D(

@@ -89,17 +89,25 @@ csv_row (const char *what, int w, int h, int bits, int radius,
 double cc_bench_fp32_fma_rate (void);
 cudaError_t cc_bench_copy_plane (const void *src, void *dst, size_t pitch,
     size_t row_bytes, int height);
+cudaError_t cc_bench_gpu_busy (double us);
 
 static const int kernel_radii[] = { 1, 2, 3, 5, 7, 10, 15 };
 
 /* Median of KERNEL_RUNS samples after KERNEL_WARMUP launches; a sample is
  * KERNEL_BATCH launches back to back between two events, divided by the
- * batch, so that the host's launch latency does not sit inside the events of
- * a short kernel (the GPU would otherwise idle between the start event and
- * the launch). -1 when the launch fails. */
+ * batch. Each sample starts behind a kernel that keeps the GPU busy
+ * (bench-gpu-busy.cu) while the host queues the events and the batch, so
+ * that the events bracket GPU time only, the kernels and the gaps between
+ * them: without it the GPU reaches the start event at once and waits for
+ * the first launch, and the host's launch latency lands inside the sample.
+ * A sample whose busy kernel ended before the batch was queued (the host
+ * stalled) is taken again with twice the wait. The Python peers
+ * (bench-peers.py) are timed the same way. -1 when a launch fails. */
 #define KERNEL_WARMUP 5
 #define KERNEL_RUNS 31
 #define KERNEL_BATCH 10
+#define KERNEL_BUSY_US 200.0
+#define KERNEL_BUSY_MAX_US 100000.0
 
 typedef struct {
   const CcChannel *in, *out;
@@ -121,22 +129,34 @@ launch (const KernelLaunch * k)
 static double
 time_launches (const KernelLaunch * k)
 {
-  static cudaEvent_t start, stop;
+  static cudaEvent_t start, stop, busy_done;
   double t[KERNEL_RUNS];
+  double busy_us = KERNEL_BUSY_US;
   if (!start) {
     cudaEventCreate (&start);
     cudaEventCreate (&stop);
+    cudaEventCreateWithFlags (&busy_done, cudaEventDisableTiming);
   }
   for (int i = 0; i < KERNEL_WARMUP; i++)
     if (launch (k) != cudaSuccess)
       return -1.0;
   for (int i = 0; i < KERNEL_RUNS; i++) {
     float e = 0.0f;
+    if (cc_bench_gpu_busy (busy_us) != cudaSuccess)
+      return -1.0;
+    cudaEventRecord (busy_done, 0);
     cudaEventRecord (start, 0);
     for (int b = 0; b < KERNEL_BATCH; b++)
       launch (k);
     cudaEventRecord (stop, 0);
-    cudaEventSynchronize (stop);
+    const gboolean ran_dry = cudaEventQuery (busy_done) == cudaSuccess;
+    if (cudaEventSynchronize (stop) != cudaSuccess)
+      return -1.0;
+    if (ran_dry && busy_us < KERNEL_BUSY_MAX_US) {
+      busy_us *= 2.0;
+      i--;
+      continue;
+    }
     cudaEventElapsedTime (&e, start, stop);
     t[i] = e / KERNEL_BATCH;
   }
@@ -196,8 +216,9 @@ cuda_kernel_table (int only_w, int only_h)
   cudaGetDeviceProperties (&prop, 0);
   const double fma_rate = cc_bench_fp32_fma_rate ();
   printf ("\nCUDA kernels on %s: one plane, border clamp, CUDA events, "
-      "median of %d samples of %d back-to-back launches after %d warm-up "
-      "launches, milliseconds per launch\n", prop.name, KERNEL_RUNS,
+      "median of %d samples of %d back-to-back launches queued behind a "
+      "busy kernel (GPU time only), after %d warm-up launches, "
+      "milliseconds per launch\n", prop.name, KERNEL_RUNS,
       KERNEL_BATCH, KERNEL_WARMUP);
   printf ("measured FP32 rate: %.1f TFLOP/s (%.2f Tfma/s)\n",
       2.0 * fma_rate / 1e12, fma_rate / 1e12);
@@ -669,22 +690,32 @@ live_run (const char *backend, int frames)
   return status;
 }
 
+/* Runs of each end-to-end row; the row reports their median. One run of a
+ * 1920x1080 row lasted about a tenth of a second, and one stall of the
+ * host (the GPU machine's other work) in it moved a row by a third. */
+#define ELEMENT_RUNS 3
+
 static void
 element_row (const char *label, const char *middle, const char *format,
     int w, int h, FeedMode mode, int frames, double floor_fps)
 {
-  char *used = NULL;
-  double fps = pipeline_fps (middle, format, w, h, mode, frames, &used);
+  double runs[ELEMENT_RUNS];
+  for (int k = 0; k < ELEMENT_RUNS; k++)
+    runs[k] = pipeline_fps (middle, format, w, h, mode, frames, NULL);
+  /* median() sorts: a failed run (negative) comes first and fails the row */
+  const double mid = median (runs, ELEMENT_RUNS);
+  const double fps = runs[0] < 0 ? -1.0 : mid;
   if (fps < 0) {
     printf ("%4dx%-4d %-34s  (not available)\n", w, h, label);
   } else if (floor_fps > 0) {
-    printf ("%4dx%-4d %-34s %9.1f frames/s  %5.1f%% of the floor\n", w, h,
-        label, fps, 100.0 * fps / floor_fps);
+    printf ("%4dx%-4d %-34s %9.1f frames/s  %5.1f%% of the floor "
+        "(runs %.1f to %.1f)\n", w, h, label, fps, 100.0 * fps / floor_fps,
+        runs[0], runs[ELEMENT_RUNS - 1]);
   } else {
-    printf ("%4dx%-4d %-34s %9.1f frames/s\n", w, h, label, fps);
+    printf ("%4dx%-4d %-34s %9.1f frames/s  (runs %.1f to %.1f)\n", w, h,
+        label, fps, runs[0], runs[ELEMENT_RUNS - 1]);
   }
   csv_row ("element", w, h, 8, 0, label, fps);
-  g_free (used);
 }
 
 /* The end-to-end table: cudaconv with the input in its pinned pool and in
@@ -695,8 +726,9 @@ element_table (const char *format, const char *props, int frames,
     int only_w, int only_h)
 {
   printf ("\nElement: appsrc ! ... ! appsink sync=false, %s, cudaconv %s, "
-      "frames/s after %d warm-up frames of %d\n", format, props,
-      WARMUP_OUTPUTS, frames);
+      "frames/s after %d warm-up frames of %d per 3840x2160 run (smaller "
+      "frames: more, up to 4x), median of %d runs\n", format, props,
+      WARMUP_OUTPUTS, frames, ELEMENT_RUNS);
   for (size_t s = 0; s < G_N_ELEMENTS (sizes); s++) {
     const int w = only_w ? only_w : sizes[s][0];
     const int h = only_w ? only_h : sizes[s][1];
@@ -706,6 +738,9 @@ element_table (const char *format, const char *props, int frames,
 
     gst_video_info_set_format (&info, gst_video_format_from_string (format),
         w, h);
+    /* about as long a run at every size */
+    const int frames_here = (int) (frames * CLAMP (3840.0 * 2160.0 /
+            ((double) w * h), 1.0, 4.0));
 #ifdef HAVE_CUDA
     int count = 0;
     if (cudaGetDeviceCount (&count) == cudaSuccess && count > 0) {
@@ -719,26 +754,26 @@ element_table (const char *format, const char *props, int frames,
 #endif
     mid = g_strdup_printf ("cudaconv backend=cuda %s", props);
     element_row ("cuda, input in its pinned pool", mid, format, w, h,
-        FEED_POOL, frames, floor_fps);
+        FEED_POOL, frames_here, floor_fps);
     element_row ("cuda, foreign input, registered", mid, format, w, h,
-        FEED_FOREIGN, frames, floor_fps);
+        FEED_FOREIGN, frames_here, floor_fps);
     g_free (mid);
     mid = g_strdup_printf ("cudaconv backend=cuda host-register=false %s",
         props);
     element_row ("cuda, foreign input, staged", mid, format, w, h,
-        FEED_FOREIGN, frames, floor_fps);
+        FEED_FOREIGN, frames_here, floor_fps);
     g_free (mid);
     mid = g_strdup_printf ("cudaconv backend=cuda async-depth=1 %s", props);
     element_row ("cuda, pool input, async-depth=1", mid, format, w, h,
-        FEED_POOL, frames, floor_fps);
+        FEED_POOL, frames_here, floor_fps);
     g_free (mid);
     /* the caps in between keep cudaupload from negotiating passthrough */
     element_row ("cudaupload ! cudadownload", "cudaupload ! "
         "video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw",
-        format, w, h, FEED_FOREIGN, frames, floor_fps);
+        format, w, h, FEED_FOREIGN, frames_here, floor_fps);
     mid = g_strdup_printf ("cudaconv backend=cpu %s", props);
     element_row ("cpu backend", mid, format, w, h, FEED_FOREIGN,
-        MAX (frames / 10, WARMUP_OUTPUTS + 20), -1.0);
+        MAX (frames_here / 10, WARMUP_OUTPUTS + 20), -1.0);
     g_free (mid);
     if (only_w)
       break;
