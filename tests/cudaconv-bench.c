@@ -717,9 +717,9 @@ floor_fps (size_t bytes)
 }
 
 /* ELEMENT_RUNS runs of the pipeline; with floor_bytes, each against the
- * transfer floor measured just before it. The host's PCIe and memory
- * bandwidth move between runs on the GPU machine (the floor alone came out
- * between 2678.7 and 3936.8 frames/s at 2160p in one session), so a run is
+ * transfer floor measured just before it. The host's copy bandwidth moves
+ * between runs on the GPU machine (the floor alone came out between
+ * 1543.2 and 3936.8 frames/s at 2160p in one session), so a run is
  * compared with the floor of the same moment and the row reports the
  * median of those ratios, beside the median rate. */
 static void
