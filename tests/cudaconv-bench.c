@@ -441,11 +441,10 @@ feed (gpointer data)
 
 /* Frames per second through "appsrc name=src ! <middle> ! appsink
  * name=sink sync=false", counted from the WARMUP_OUTPUTS-th output to the
- * last; negative on failure. used receives the first INFO message (the
- * backend cudaconv picked). */
+ * last; negative on failure. */
 static double
 pipeline_fps (const char *middle, const char *format, int w, int h,
-    FeedMode mode, int frames, char **used)
+    FeedMode mode, int frames)
 {
   gchar *desc = g_strdup_printf ("appsrc name=src ! %s ! appsink name=sink "
       "sync=false", middle);
@@ -500,11 +499,7 @@ pipeline_fps (const char *middle, const char *format, int w, int h,
 
   bus = gst_element_get_bus (pipeline);
   while ((msg = gst_bus_pop (bus))) {
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_INFO && used && !*used) {
-      gst_message_parse_info (msg, &err, NULL);
-      *used = g_strdup (err->message);
-      g_clear_error (&err);
-    } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
       gst_message_parse_error (msg, &err, NULL);
       fprintf (stderr, "%s: %s\n", middle, err->message);
       g_clear_error (&err);
@@ -537,50 +532,66 @@ pipeline_fps (const char *middle, const char *format, int w, int h,
  * rest) the first 2160p floor of a process came out at 0.55 ms a frame
  * against 0.26 ms a minute later. */
 #define FLOOR_WARMUP_MS 250
+#define FLOOR_RUNS 31
+
+typedef struct {
+  void *h_in, *h_out, *d_in, *d_out;
+  size_t bytes;
+  cudaStream_t up, down;
+  cudaEvent_t start, up_done, stop;
+} FloorCopies;
+
+/* One frame's two copies at once, milliseconds */
+static float
+floor_copies_ms (const FloorCopies * c)
+{
+  float ms = 0.0f;
+  cudaEventRecord (c->start, c->up);
+  cudaStreamWaitEvent (c->down, c->start, 0);
+  cudaMemcpyAsync (c->d_in, c->h_in, c->bytes, cudaMemcpyHostToDevice, c->up);
+  cudaMemcpyAsync (c->h_out, c->d_out, c->bytes, cudaMemcpyDeviceToHost,
+      c->down);
+  cudaEventRecord (c->up_done, c->up);
+  cudaStreamWaitEvent (c->down, c->up_done, 0);
+  cudaEventRecord (c->stop, c->down);
+  cudaEventSynchronize (c->stop);
+  cudaEventElapsedTime (&ms, c->start, c->stop);
+  return ms;
+}
+
 static double
 transfer_floor_ms (size_t bytes)
 {
-  void *h_in = NULL, *h_out = NULL, *d_in = NULL, *d_out = NULL;
-  cudaStream_t up, down;
-  cudaEvent_t start, up_done, stop;
-  double t[31];
-  if (cudaHostAlloc (&h_in, bytes, cudaHostAllocDefault) != cudaSuccess
-      || cudaHostAlloc (&h_out, bytes, cudaHostAllocDefault) != cudaSuccess
-      || cudaMalloc (&d_in, bytes) != cudaSuccess
-      || cudaMalloc (&d_out, bytes) != cudaSuccess)
-    return -1.0;
-  cudaStreamCreateWithFlags (&up, cudaStreamNonBlocking);
-  cudaStreamCreateWithFlags (&down, cudaStreamNonBlocking);
-  cudaEventCreate (&start);
-  cudaEventCreate (&up_done);
-  cudaEventCreate (&stop);
-  const gint64 warm_until = g_get_monotonic_time () + FLOOR_WARMUP_MS * 1000;
-  for (int i = -5; i < 31; i++) {
-    float ms = 0.0f;
-    if (i == -1 && g_get_monotonic_time () < warm_until)
-      i = -2;                   /* warm up for FLOOR_WARMUP_MS at least */
-    cudaEventRecord (start, up);
-    cudaStreamWaitEvent (down, start, 0);
-    cudaMemcpyAsync (d_in, h_in, bytes, cudaMemcpyHostToDevice, up);
-    cudaMemcpyAsync (h_out, d_out, bytes, cudaMemcpyDeviceToHost, down);
-    cudaEventRecord (up_done, up);
-    cudaStreamWaitEvent (down, up_done, 0);
-    cudaEventRecord (stop, down);
-    cudaEventSynchronize (stop);
-    cudaEventElapsedTime (&ms, start, stop);
-    if (i >= 0)
-      t[i] = ms;
+  FloorCopies c = { .bytes = bytes };
+  double t[FLOOR_RUNS], floor_ms = -1.0;
+  if (cudaHostAlloc (&c.h_in, bytes, cudaHostAllocDefault) == cudaSuccess
+      && cudaHostAlloc (&c.h_out, bytes, cudaHostAllocDefault) == cudaSuccess
+      && cudaMalloc (&c.d_in, bytes) == cudaSuccess
+      && cudaMalloc (&c.d_out, bytes) == cudaSuccess) {
+    cudaStreamCreateWithFlags (&c.up, cudaStreamNonBlocking);
+    cudaStreamCreateWithFlags (&c.down, cudaStreamNonBlocking);
+    cudaEventCreate (&c.start);
+    cudaEventCreate (&c.up_done);
+    cudaEventCreate (&c.stop);
+    const gint64 warm_until = g_get_monotonic_time () +
+        FLOOR_WARMUP_MS * 1000;
+    for (int n = 0; n < 5 || g_get_monotonic_time () < warm_until; n++)
+      floor_copies_ms (&c);
+    for (int i = 0; i < FLOOR_RUNS; i++)
+      t[i] = floor_copies_ms (&c);
+    floor_ms = median (t, FLOOR_RUNS);
+    cudaEventDestroy (c.start);
+    cudaEventDestroy (c.up_done);
+    cudaEventDestroy (c.stop);
+    cudaStreamDestroy (c.up);
+    cudaStreamDestroy (c.down);
   }
-  cudaEventDestroy (start);
-  cudaEventDestroy (up_done);
-  cudaEventDestroy (stop);
-  cudaStreamDestroy (up);
-  cudaStreamDestroy (down);
-  cudaFreeHost (h_in);
-  cudaFreeHost (h_out);
-  cudaFree (d_in);
-  cudaFree (d_out);
-  return median (t, 31);
+  /* NULL where an allocation failed or was not reached */
+  cudaFreeHost (c.h_in);
+  cudaFreeHost (c.h_out);
+  cudaFree (c.d_in);
+  cudaFree (c.d_out);
+  return floor_ms;
 }
 #endif
 
@@ -727,10 +738,10 @@ element_row (const char *label, const char *middle, const char *format,
     int w, int h, FeedMode mode, int frames, size_t floor_bytes)
 {
   double runs[ELEMENT_RUNS], ratios[ELEMENT_RUNS];
-  gboolean ratio_ok = floor_bytes > 0;
+  gboolean ratio_ok = TRUE;
   for (int k = 0; k < ELEMENT_RUNS; k++) {
-    const double floor_now = floor_bytes > 0 ? floor_fps (floor_bytes) : -1.0;
-    runs[k] = pipeline_fps (middle, format, w, h, mode, frames, NULL);
+    const double floor_now = floor_fps (floor_bytes);
+    runs[k] = pipeline_fps (middle, format, w, h, mode, frames);
     ratio_ok = ratio_ok && floor_now > 0;
     ratios[k] = floor_now > 0 ? runs[k] / floor_now : -1.0;
   }
@@ -821,10 +832,9 @@ element_table (const char *format, const char *props, int frames,
       "1920x1080, sigma 1.2 (gaussianblur's 7 taps: radius 3), all four "
       "channels\n");
   double ours = pipeline_fps ("cudaconv backend=cpu kernel=gaussian radius=3 "
-      "sigma=1.2 channels=y+u+v+a", "AYUV", 1920, 1080, FEED_FOREIGN, 120,
-      NULL);
+      "sigma=1.2 channels=y+u+v+a", "AYUV", 1920, 1080, FEED_FOREIGN, 120);
   double theirs = pipeline_fps ("gaussianblur sigma=1.2", "AYUV", 1920, 1080,
-      FEED_FOREIGN, 30, NULL);
+      FEED_FOREIGN, 30);
   printf ("cudaconv backend=cpu %9.1f frames/s\ngaussianblur         %9.1f "
       "frames/s\nratio                %9.1fx\n", ours, theirs,
       theirs > 0 ? ours / theirs : -1.0);
