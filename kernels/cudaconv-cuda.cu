@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cmath>
 #include <mutex>
 
 #include "cudaconv-cuda.h"
@@ -43,6 +44,7 @@ typedef struct {
   CcResponse response;
   float offset;
   bool separable;
+  bool scaled_taps;             /* the taps times 2^24 at CC_SLOT_SCALED_TAPS */
 } SlotRecord;
 
 static std::mutex slot_lock;
@@ -149,6 +151,22 @@ cc_cuda_upload_filter (int slot, const CcFilter * filter, cudaStream_t stream)
     err = cudaMemcpyToSymbolAsync (c_filters, filter->row_taps,
         sizeof (float) * side, slot_offset + sizeof (float) * CC_SLOT_ROW_TAPS,
         cudaMemcpyHostToDevice, stream);
+  /* for the strip kernels that widen 8-bit samples as x 2^-24; weights
+   * whose scaled value overflows (|w| >= 2^104) go to the kernels without */
+  float scaled[ST_SCALED_TAPS];
+  bool scaled_taps = filter->response == CC_RESPONSE_LINEAR
+      && filter->radius <= ST_MAX_RADIUS;
+  for (size_t k = 0; scaled_taps && k < side * side; k++) {
+    scaled[k] = filter->taps[k] * ST_WEIGHT_SCALE;
+    scaled_taps = std::isfinite (scaled[k]);
+  }
+  /* from this function's stack, as the caller's arrays: pageable memory,
+   * which CUDA has staged when cudaMemcpyToSymbolAsync returns */
+  if (err == cudaSuccess && scaled_taps)
+    err = cudaMemcpyToSymbolAsync (c_filters, scaled,
+        sizeof (float) * side * side,
+        slot_offset + sizeof (float) * CC_SLOT_SCALED_TAPS,
+        cudaMemcpyHostToDevice, stream);
 
   std::lock_guard < std::mutex > guard (slot_lock);
   SlotRecord & r = slots[slot];
@@ -158,6 +176,7 @@ cc_cuda_upload_filter (int slot, const CcFilter * filter, cudaStream_t stream)
   r.response = filter->response;
   r.offset = filter->offset;
   r.separable = separable;
+  r.scaled_taps = scaled_taps;
   return err;
 }
 
@@ -169,6 +188,8 @@ struct Launch {
   CcBorder border;
   CcStrategy strategy;
   bool magnitude;
+  bool scaled_taps;             /* SlotRecord's */
+  bool src_ready;               /* CC_LAUNCH_SRC_READY */
   cudaStream_t stream;
 };
 
@@ -217,6 +238,63 @@ launch_column_tiles (Kernel kernel, size_t shared_bytes, const Launch & l)
           NS_THREADS_Y), shared_bytes, l);
 }
 
+/* What ask (device) answers for the current device, a positive number
+ * kept in known[device] after the first time (devices past
+ * CC_CUDA_MAX_DEVICES ask every time); 0 where it cannot be had. */
+template < typename Ask > static int
+per_device (std::atomic < int >(&known)[CC_CUDA_MAX_DEVICES], Ask ask)
+{
+  int dev = 0;
+  if (cudaGetDevice (&dev) != cudaSuccess)
+    return 0;
+  const bool kept = dev >= 0 && dev < CC_CUDA_MAX_DEVICES;
+  if (kept && known[dev].load () > 0)
+    return known[dev].load ();
+  const int value = ask (dev);
+  if (kept && value > 0)
+    known[dev].store (value);
+  return value;
+}
+
+/* Whether the current device has programmatic dependent launch (compute
+ * capability 9.0+) */
+static bool
+device_launches_dependents ()
+{
+  static std::atomic < int >known[CC_CUDA_MAX_DEVICES];
+  return per_device (known,[](int dev) {
+        int major = 0;
+        if (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+                dev) != cudaSuccess)
+          return 0;
+        return major >= 9 ? 2 : 1;
+      }) == 2;
+}
+
+/* Launches a kernel that joins the one before it on the stream itself
+ * (cudaconv-dependent-launch.cuh): with programmatic dependent launch
+ * where the device has it. */
+template < typename... Params, typename... Args > static cudaError_t
+launch_dependent (void (*kernel) (Params...), dim3 grid, dim3 block,
+    cudaStream_t stream, Args... args)
+{
+  cudaLaunchConfig_t config = { };
+  cudaLaunchAttribute dependent[1];
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.stream = stream;
+  if (device_launches_dependents ()) {
+    dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    dependent[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = dependent;
+    config.numAttrs = 1;
+  }
+  /* a failed launch is also CUDA's last error: taken here, so that a later
+   * launch's check does not find it */
+  (void) cudaLaunchKernelEx (&config, kernel, args...);
+  return cudaGetLastError ();
+}
+
 /* The strip kernel with V samples per lane, if the planes move as its
  * vectors: true, with the launch's status in *err; false if they do not. */
 template < typename T, int R, bool MAGNITUDE, int V > static bool
@@ -226,11 +304,12 @@ launch_strip (const Launch & l, cudaError_t * err)
   if (!strip_fits < T, R, MAGNITUDE, V > (l.src)
       || !strip_fits < T, R, MAGNITUDE, V > (l.dst) || grid.y > MAX_GRID_Y)
     return false;
-  (l.strategy == CC_STRATEGY_TILED_HALO ? conv_strip < T, R, MAGNITUDE, true,
-      V > : conv_strip < T, R, MAGNITUDE, false, V >) <<<grid,
-      dim3 (ST_LANES, ST_WARPS), 0, l.stream>>> (l.src, l.dst, l.slot,
-      l.offset, l.border);
-  *err = cudaGetLastError ();
+  if (strip_scaled_weights < T, MAGNITUDE, V > () && !l.scaled_taps)
+    return false;
+  *err = launch_dependent (l.strategy == CC_STRATEGY_TILED_HALO ?
+      conv_strip < T, R, MAGNITUDE, true, V > : conv_strip < T, R, MAGNITUDE,
+      false, V >, grid, dim3 (ST_LANES, ST_WARPS), l.stream, l.src, l.dst,
+      l.slot, l.offset, l.border, l.src_ready);
   return true;
 }
 
@@ -264,24 +343,6 @@ launch_2d (const Launch & l)
         CacheHaloLayout < R >::BYTES, l);
   return launch_column_tiles (conv_cache_halo < T, R, MAGNITUDE, false >,
       CacheHaloLayout < R >::BYTES, l);
-}
-
-/* What ask (device) answers for the current device, a positive number
- * kept in known[device] after the first time (devices past
- * CC_CUDA_MAX_DEVICES ask every time); 0 where it cannot be had. */
-template < typename Ask > static int
-per_device (std::atomic < int >(&known)[CC_CUDA_MAX_DEVICES], Ask ask)
-{
-  int dev = 0;
-  if (cudaGetDevice (&dev) != cudaSuccess)
-    return 0;
-  const bool kept = dev >= 0 && dev < CC_CUDA_MAX_DEVICES;
-  if (kept && known[dev].load () > 0)
-    return known[dev].load ();
-  const int value = ask (dev);
-  if (kept && value > 0)
-    known[dev].store (value);
-  return value;
 }
 
 /* SMs of the current device */
@@ -390,7 +451,7 @@ dispatch_radius (int radius, const Launch & l)
 static cudaError_t
 convolve (const CcChannel * src, const CcChannel * dst, int slot,
     const SlotRecord & filter, CcBorder border, CcStrategy strategy,
-    cudaStream_t stream)
+    cudaStream_t stream, CcLaunchFlags flags)
 {
   Launch l;
   l.width = src->width;
@@ -402,6 +463,8 @@ convolve (const CcChannel * src, const CcChannel * dst, int slot,
   l.border = border;
   l.strategy = strategy;
   l.magnitude = filter.response == CC_RESPONSE_MAGNITUDE;
+  l.scaled_taps = filter.scaled_taps;
+  l.src_ready = (flags & CC_LAUNCH_SRC_READY) != 0;
   l.stream = stream;
   if (src->sample == CC_SAMPLE_U8)
     return dispatch_radius < uint8_t > (filter.radius, l);
@@ -439,13 +502,15 @@ strategy_applies (CcStrategy strategy, const SlotRecord & filter)
 
 extern "C" cudaError_t
 cc_cuda_convolve (const CcChannel * src, const CcChannel * dst, int slot,
-    CcBorder border, CcStrategy strategy, cudaStream_t stream)
+    CcBorder border, CcStrategy strategy, cudaStream_t stream,
+    CcLaunchFlags flags)
 {
   SlotRecord filter;
   if (!convolve_args_valid (src, dst, border) || !slot_record (slot, &filter)
-      || !strategy_applies (strategy, filter))
+      || !strategy_applies (strategy, filter)
+      || (flags & ~CC_LAUNCH_SRC_READY) != 0)
     return cudaErrorInvalidValue;
-  return convolve (src, dst, slot, filter, border, strategy, stream);
+  return convolve (src, dst, slot, filter, border, strategy, stream, flags);
 }
 
 extern "C" cudaError_t
@@ -471,14 +536,19 @@ cc_cuda_fastest_strategy (const CcChannel * src, const CcChannel * dst,
       ms[s] = -1.0f;
     if (!strategy_applies (strategy, filter))
       continue;
-    err = convolve (src, dst, slot, filter, border, strategy, stream);
+    /* the first launch waits for whatever the stream ran before; the
+     * others follow launches that only write dst, and overlap them as the
+     * element's plane launches overlap (CC_LAUNCH_SRC_READY) */
+    err = convolve (src, dst, slot, filter, border, strategy, stream,
+        CC_LAUNCH_DEFAULT);
     /* launches queue up behind a running one, so the events bracket GPU
      * time rather than the host's launch latency */
     for (int k = 0; k <= CC_CUDA_TUNE_RUNS && err == cudaSuccess; k++) {
       err = cudaEventRecord (marks[k], stream);
       for (int b = 0; b < TUNE_BATCH && err == cudaSuccess
           && k < CC_CUDA_TUNE_RUNS; b++)
-        err = convolve (src, dst, slot, filter, border, strategy, stream);
+        err = convolve (src, dst, slot, filter, border, strategy, stream,
+            CC_LAUNCH_SRC_READY);
     }
     if (err == cudaSuccess)
       err = cudaEventSynchronize (marks[CC_CUDA_TUNE_RUNS]);

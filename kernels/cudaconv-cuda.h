@@ -41,13 +41,30 @@ cudaError_t cc_cuda_upload_filter (int slot, const CcFilter * filter,
 /* Whether the slot's last upload can take CC_STRATEGY_SEPARABLE. */
 int cc_cuda_slot_is_separable (int slot);
 
+/* What a launch may assume about the work queued before it on its stream.
+ * On GPUs with programmatic dependent launch (compute capability 9.0+) the
+ * kernels for radius <= 2 on planes that move as vectors have their blocks
+ * on the SMs before the kernel ahead of them has ended, which saves the
+ * gap between two kernels, a large share of a few-microsecond kernel;
+ * they touch nothing before that kernel has ended, unless:
+ *  CC_LAUNCH_SRC_READY: src is not written by the kernel launched just
+ *    before on the stream (a copy or an event wait in between, or a kernel
+ *    writing other memory, as the planes of one frame): the kernel loads
+ *    and adds up its first rows while that kernel ends, and waits for it
+ *    before its first store. */
+typedef enum {
+  CC_LAUNCH_DEFAULT = 0,
+  CC_LAUNCH_SRC_READY = 1 << 0
+} CcLaunchFlags;
+
 /* Convolves src into dst (device pointers, same size and sample type) with
  * the filter last uploaded to slot (radius, response and offset included).
  * Only dst's own channel samples are written. src and dst must not
  * overlap: the kernels read src through the read-only cache, and some
  * write an output sample more than once (with the same value). */
 cudaError_t cc_cuda_convolve (const CcChannel * src, const CcChannel * dst,
-    int slot, CcBorder border, CcStrategy strategy, cudaStream_t stream);
+    int slot, CcBorder border, CcStrategy strategy, cudaStream_t stream,
+    CcLaunchFlags flags);
 
 /* Runs every strategy that can take the slot's filter on this channel, a
  * warm-up launch and CC_CUDA_TUNE_RUNS timed samples of a few back-to-back

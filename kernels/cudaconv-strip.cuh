@@ -12,8 +12,17 @@
  * leaves as one vector store. The strip's rows are unrolled whole, so every
  * register index is a constant and the rows above and below the strip cost
  * only their loads and conversions; loads run a few rows ahead of use
- * (ST_AHEAD).
+ * (ST_AHEAD). 8-bit samples of linear filters become floats as subnormal
+ * halves (strip_sample()), against weights scaled to match.
  * There is no block-wide staging and no __syncthreads.
+ *
+ * A whole 3840x2160 plane takes a few microseconds, and between two such
+ * kernels the GPU idled about a microsecond more (the launch, then blocks
+ * ramping onto the SMs and draining off them). The kernels are launched to
+ * start before the one ahead of them on the stream ends
+ * (cudaconv-dependent-launch.cuh): their blocks wait on the SMs for it, and
+ * with CC_LAUNCH_SRC_READY they load and add up their first rows
+ * meanwhile and wait only before their first store.
  *
  * The two strategies differ in where a lane finds its neighbours' samples
  * and the halo, the samples just left and right of the warp's columns,
@@ -40,19 +49,44 @@
  * before this one), the others took about 25% more instructions per row
  * at r1, spilled, and set the kernel's end: cache-halo took 10.1 us at r1
  * and 17.1 us at r2; with one copy and these ghost cells, 8.1 and 14.1 us
- * (H100, 8-bit 3840x2160, BENCHMARKS.md). */
+ * (H100, 8-bit 3840x2160, BENCHMARKS.md of 2026-11-24 03:53); with
+ * subnormal halves, 9 rows at r2 and the launches overlapping, see
+ * BENCHMARKS.md. */
 #ifndef CUDACONV_STRIP_CUH
 #define CUDACONV_STRIP_CUH
 
 #include "cudaconv-device.cuh"
+#include "cudaconv-dependent-launch.cuh"
 
 #define ST_LANES 32
 #define ST_WARPS 4
 #define ST_MAX_RADIUS 2
-/* input rows whose loads are issued ahead of the one being added up: 5
- * measured best for 8-bit r1, 4 elsewhere (ptxas may move them further up
- * where the registers allow) */
-#define ST_AHEAD(T, R) (sizeof (T) == 1 && (R) <= 1 ? 5 : 4)
+/* input rows whose loads are issued ahead of the one being added up
+ * (ptxas may move them further up where the registers allow): 3 for the
+ * linear 8-bit kernels with 8 samples per lane at r1, 5 for the other
+ * 8-bit ones at r <= 1, 4 elsewhere. 8-bit 3840x2160 r1 cache-halo on an
+ * H100, launches overlapping (CC_LAUNCH_SRC_READY), a harness not in the
+ * repository: 3 rows 5.42 us, 4 rows 5.53, 5 rows 5.81; before the
+ * launches overlapped, 5 rows measured best. */
+#define ST_AHEAD(T, R, SCALED) ((SCALED) && (R) <= 1 ? 3 : \
+    sizeof (T) == 1 && (R) <= 1 ? 5 : 4)
+
+/* The linear 8-bit kernels with 8 samples per lane widen samples as
+ * subnormal halves (strip_sample()), x 2^-24, and take their weights
+ * scaled by 2^24 from the slot's last ST_SCALED_TAPS floats, which a
+ * linear filter of radius <= ST_MAX_RADIUS leaves free. */
+#define ST_SCALED_TAPS ((2 * ST_MAX_RADIUS + 1) * (2 * ST_MAX_RADIUS + 1))
+#define CC_SLOT_SCALED_TAPS (CC_MAX_TAPS - ST_SCALED_TAPS)
+#define ST_WEIGHT_SCALE 16777216.0f     /* 2^24 */
+static_assert (ST_SCALED_TAPS <= CC_SLOT_SCALED_TAPS,
+    "the scaled copy does not overlap the taps it is made from");
+
+template < typename T, bool MAGNITUDE, int V > __host__ __device__
+    constexpr bool
+strip_scaled_weights ()
+{
+  return sizeof (T) == 1 && !MAGNITUDE && V == 8;
+}
 
 template < int NW > struct Words;
 template <> struct Words <1> {
@@ -251,19 +285,21 @@ strip_blocks_per_sm ()
       MAGNITUDE > ());
 }
 
-/* Rows per warp. At r <= 1, 9 (13 for magnitudes): the fewest that put a
- * 2160-row plane's blocks on an H100 (132 SMs) in one wave at 7 blocks per
- * SM (900 blocks); taller strips left SMs idle. At r2, 6: 1,350 blocks,
- * more than one wave, were as fast as or faster than taller strips (H100,
- * 8-bit cache-halo, 2160p / 1080p, a harness not in the repository: 6
- * rows 14.7 / 6.6 us, 8 rows 15.2 / 7.5, 10 rows 14.7 / 7.0, 12 rows 15.7
- * / 7.7). */
+/* Rows per warp: 9 (13 for magnitudes), the fewest that put a 2160-row
+ * plane's blocks on an H100 (132 SMs) in one wave at 7 blocks per SM (900
+ * blocks); fewer blocks left SMs idle. Measured on 8-bit 3840x2160
+ * cache-halo (H100, a harness not in the repository, launches without
+ * dependent launch): r1 9 rows 8.0 us, 12 rows 8.5, 18 rows 8.7; r2 9 rows
+ * 13.3, 6 rows (1,350 blocks, 1.5 waves) 14.1, 10 rows 14.2, 12 rows 15.1.
+ * 16-bit planes and magnitudes at r2 keep 6 rows, measured best when they
+ * were tuned (6 rows 14.7 us, 8 rows 15.2, 10 rows 14.7, 12 rows 15.7 for
+ * the 8-bit kernel of that time). */
 template < typename T, int R, bool MAGNITUDE > __host__ __device__ constexpr
     int
 strip_rows_per_warp ()
 {
-  return R == 2 ? 6 : strip_wanted_blocks < T, R, MAGNITUDE > () >= 7 ? 9 :
-      13;
+  return R == 2 && (sizeof (T) == 2 || MAGNITUDE) ? 6 :
+      strip_wanted_blocks < T, R, MAGNITUDE > () >= 7 ? 9 : 13;
 }
 
 /* Whether the strip kernel can take the channel: one sample per pixel, its
@@ -293,13 +329,42 @@ strip_grid (int width, int height)
       / BLOCK_ROWS);
 }
 
-/* One warp's strip: out rows y0 .. y0 + ROWS - 1, all inside the plane */
+/* Sample k of word w as a float. With SCALED (8-bit samples), x 2^-24:
+ * the byte becomes the mantissa of a subnormal half, whose value is x
+ * 2^-24 exactly, and one HADD2.F32 widens it, a byte permute serving two
+ * samples: 1.5 instructions per sample where word_sample() takes 2, which
+ * at r1 are a sixth of the kernel's. The weights come scaled by 2^24
+ * (CC_SLOT_SCALED_TAPS); as both scalings are powers of two, every product
+ * and sum is the one of the unscaled path, bit for bit. */
+template < typename T, bool SCALED > __device__ __forceinline__ float
+strip_sample (unsigned w, int k)
+{
+  if constexpr (SCALED) {
+    static_assert (sizeof (T) == 1, "a subnormal half holds 10 bits");
+    const unsigned pair = __byte_perm (w, 0u, k < 2 ? 0x4140 : 0x4342);
+    float f;
+    if (k & 1)
+      asm ("{.reg .f16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, hi;}"
+          :"=f" (f):"r" (pair));
+    else
+      asm ("{.reg .f16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, lo;}"
+          :"=f" (f):"r" (pair));
+    return f;
+  } else {
+    return word_sample ((T *) nullptr, w, k);
+  }
+}
+
+/* One warp's strip: out rows y0 .. y0 + ROWS - 1, all inside the plane.
+ * With src_ready, the kernel before it on the stream may still run (it
+ * does not write src): the first rows are loaded and added up meanwhile,
+ * and the wait for it comes before the first store. */
 template < typename T, int R, bool MAGNITUDE, bool STAGED, int V >
 __device__ __forceinline__ void
 strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
     const StripLane < T, V > &me, int y0, CcBorder border,
     const float *w, const float *wb, float start, float bias,
-    unsigned (*stage)[2 * StripShape < T, V >::NW + ST_LANES *
+    bool src_ready, unsigned (*stage)[2 * StripShape < T, V >::NW + ST_LANES *
         StripShape < T, V >::NW])
 {
   typedef StripShape < T, V > L;
@@ -307,6 +372,7 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
   constexpr int SIDE = 2 * R + 1;
   constexpr int S = L::S, NW = L::NW;
   constexpr int SPAN = V + 2 * R;
+  constexpr bool SCALED = strip_scaled_weights < T, MAGNITUDE, V > ();
   constexpr int ROWS = strip_rows_per_warp < T, R, MAGNITUDE > ();
   constexpr int IN_ROWS = ROWS + 2 * R;
   const int lane = threadIdx.x;
@@ -353,13 +419,13 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
 
   StripRow < VecT > in[IN_ROWS];
 #pragma unroll
-  for (int m = 0; m < ST_AHEAD (T, R) && m < IN_ROWS; m++)
+  for (int m = 0; m < ST_AHEAD (T, R, SCALED) && m < IN_ROWS; m++)
     fetch (m, in[m]);
 
 #pragma unroll
   for (int m = 0; m < IN_ROWS; m++) {
-    if (m + ST_AHEAD (T, R) < IN_ROWS)
-      fetch (m + ST_AHEAD (T, R), in[m + ST_AHEAD (T, R)]);
+    if (m + ST_AHEAD (T, R, SCALED) < IN_ROWS)
+      fetch (m + ST_AHEAD (T, R, SCALED), in[m + ST_AHEAD (T, R, SCALED)]);
     const VecT own = in[m].own;
 
     /* the words left and right of the lane's own */
@@ -395,12 +461,12 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
     float f[SPAN];
 #pragma unroll
     for (int c = 0; c < R; c++) {
-      f[c] = word_sample ((T *) nullptr, left, S - R + c);
-      f[R + V + c] = word_sample ((T *) nullptr, right, c);
+      f[c] = strip_sample < T, SCALED > (left, S - R + c);
+      f[R + V + c] = strip_sample < T, SCALED > (right, c);
     }
 #pragma unroll
     for (int k = 0; k < V; k++)
-      f[R + k] = word_sample ((T *) nullptr, vec_word (own, k / S), k % S);
+      f[R + k] = strip_sample < T, SCALED > (vec_word (own, k / S), k % S);
 
     /* input row m feeds out rows m - 2r .. m, filter row i = m - o */
 #pragma unroll
@@ -428,6 +494,8 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
 
     /* out row o = m - 2r is complete */
     const int o = m - 2 * R;
+    if (o == 0 && src_ready)
+      join_previous_grid ();
     if (o >= 0) {
       const int s = o % SIDE;
       float v[V];
@@ -451,7 +519,7 @@ template < typename T, int R, bool MAGNITUDE, bool STAGED, int V >
 __global__ void __launch_bounds__ (ST_LANES * ST_WARPS,
     strip_blocks_per_sm < T, R, MAGNITUDE > ())
 conv_strip (ChannelArgs src, ChannelArgs dst, int slot, float offset,
-    CcBorder border)
+    CcBorder border, bool src_ready)
 {
   static_assert (!MAGNITUDE || V == 4, "a magnitude's lanes take 4 samples");
   typedef StripShape < T, V > L;
@@ -461,6 +529,8 @@ conv_strip (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   __shared__ unsigned stage[STAGED ? ST_WARPS : 1][2][2 * L::NW +
       ST_LANES * L::NW];
 
+  if (!src_ready)
+    join_previous_grid ();
   constexpr int ROWS = strip_rows_per_warp < T, R, MAGNITUDE > ();
   /* a 2D grid (strip_grid()): the 1D tile grid's division cost more
    * than a tenth of a strip's instructions at r <= 2 */
@@ -477,14 +547,20 @@ conv_strip (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   me.init (src, x0, threadIdx.x, R, border);
 
   float w[SIDE * SIDE], wb[MAGNITUDE ? SIDE * SIDE : 1];
-  load_weights < SIDE, MAGNITUDE > (slot, w, wb);
+  if constexpr (strip_scaled_weights < T, MAGNITUDE, V > ()) {
+#pragma unroll
+    for (int k = 0; k < SIDE * SIDE; k++)
+      w[k] = c_filters[slot][CC_SLOT_SCALED_TAPS + k];
+  } else {
+    load_weights < SIDE, MAGNITUDE > (slot, w, wb);
+  }
   /* a linear filter's sums start at offset + 0.5, where rounding wants them;
    * a magnitude's offset + 0.5 comes after its square root */
   const float start = MAGNITUDE ? 0.0f : offset + 0.5f;
   const float bias = MAGNITUDE ? offset + 0.5f : 0.0f;
 
   strip_rows < T, R, MAGNITUDE, STAGED, V > (src, dst, me, y0, border, w, wb,
-      start, bias, stage[STAGED ? threadIdx.y : 0]);
+      start, bias, src_ready, stage[STAGED ? threadIdx.y : 0]);
 }
 
 #endif /* CUDACONV_STRIP_CUH */

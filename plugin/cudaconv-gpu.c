@@ -385,8 +385,10 @@ run_plane_kernels (CudaConvGpu * gpu, FrameSlot * slot, guint p,
             CUDACONV_GPU_SEPARABLE : cs == CC_STRATEGY_CACHE_HALO ?
             CUDACONV_GPU_CACHE_HALO : CUDACONV_GPU_TILED_HALO;
       }
+      /* the frame's input came by a copy, and the kernels before this one
+       * on the stream write other planes */
       if (!CUDACONV_CHECK (cc_cuda_convolve (&s, &d, gpu->filter_slot, border,
-                  cs, slot->stream), error))
+                  cs, slot->stream, CC_LAUNCH_SRC_READY), error))
         return FALSE;
     } else if (plan->action[c] == CUDACONV_ACTION_FILL) {
       if (!CUDACONV_CHECK (cc_cuda_fill (&d, plan->fill_value[c],

@@ -65,6 +65,12 @@ def main():
                 print(f"    10x needs {cupy / 10 * 1e3:.1f} us per plane; "
                       f"fastest 2D {min(t, c) * 1e3:.1f} us; a plain copy "
                       f"of the plane {copy * 1e3:.1f} us")
+            waiting = get(("kernel", big, 8, radius, "fastest-2d-waiting"))
+            if waiting:
+                # launches that each wait for the kernel before them to end
+                # (CC_LAUNCH_DEFAULT), where the element's overlap reads
+                print(f"    launched to wait for the kernel before: "
+                      f"{waiting * 1e3:.1f} us, {cupy / waiting:.2f}x")
     t7 = get(("kernel", big, 8, 7, "tiled-halo"))
     c7 = get(("kernel", big, 8, 7, "cache-halo"))
     f7 = get(("kernel", big, 8, 7, "fp32-floor"))

@@ -5,7 +5,9 @@
  * tuner's pick and exits 77 (skip) when no CUDA device is usable. Separable
  * variants run on filters that carry factors and are skipped on others. Every case poisons the output first and checks that
  * each sample of the channel is within 1 of the reference and that every
- * other byte (row padding, other channels) still holds the poison. */
+ * other byte (row padding, other channels) still holds the poison. The
+ * CUDA build also queues kernels back to back, unsynchronised, and checks
+ * that each waits for what it must (test_launch_order). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -145,7 +147,8 @@ run_variant (const Variant * v, const Image * im, const CcFilter * f,
       }
     }
     if (e == cudaSuccess)
-      e = cc_cuda_convolve (&src, &dst, slot, border, strategy, 0);
+      e = cc_cuda_convolve (&src, &dst, slot, border, strategy, 0,
+          CC_LAUNCH_SRC_READY);
   }
   if (e == cudaSuccess)
     e = cudaMemcpy (im->out, d_out, bytes, cudaMemcpyDeviceToHost);
@@ -536,6 +539,145 @@ test_fill (RefRng * rng)
   }
 }
 
+/* Weights whose 2^24-fold overflows a float (|w| >= 2^104) cannot take
+ * the strip kernels' scaled copy: an infinite weight times a zero sample
+ * would make a NaN. Positive weights this large saturate every window
+ * with a nonzero sample. */
+static void
+test_huge_weights (RefRng * rng)
+{
+  Image im;
+  Filters *f = calloc (1, sizeof (Filters));
+  uint32_t *ref = malloc (sizeof (uint32_t) * 64 * 32);
+
+  image_init (&im, rng, 64, 32, 1, 1, 0, ROWS_16_BYTES);
+  for (int k = 0; k < 9; k++)
+    f->w[k] = 1e33 * (1.0 + ref_rng_uniform (rng));
+  f->divisor = 1.0;
+  f->offset = 0.0;
+  to_filter (f->w, NULL, 3, f->divisor, f->offset, f->taps, &f->f);
+  check_all_borders ("weights near 1e33, 64x32 8-bit", &im, f->w, NULL, 3,
+      f->divisor, f->offset, &f->f, ref);
+  image_clear (&im);
+  free (ref);
+  free (f);
+}
+
+#ifdef KERNELS_CUDA
+#define ORDER_WIDTH 3840
+#define ORDER_HEIGHT 2160
+#define ORDER_REPEATS 20
+
+static void
+expect_same (const char *what, const unsigned char *want,
+    const unsigned char *d_got, unsigned char *got, size_t bytes)
+{
+  n_cases++;
+  if (cudaMemcpy (got, d_got, bytes, cudaMemcpyDeviceToHost) != cudaSuccess
+      || memcmp (want, got, bytes) != 0) {
+    n_failed++;
+    printf ("FAIL %s\n", what);
+  }
+}
+
+/* Kernels queued back to back, without a synchronisation between them,
+ * must give what they give one at a time, whatever each may start before
+ * the one ahead of it ends (programmatic dependent launch on compute
+ * capability 9.0+): a kernel reading the previous kernel's output waits
+ * for it (CC_LAUNCH_DEFAULT), and one that only reads what is ready still
+ * stores after the kernel ahead of it (CC_LAUNCH_SRC_READY). A 3840x2160
+ * plane, where kernels take microseconds, r1 then r2, each strategy,
+ * ORDER_REPEATS times, as a race shows only now and then. */
+static void
+test_launch_order (RefRng * rng)
+{
+  const size_t bytes = (size_t) ORDER_WIDTH * ORDER_HEIGHT;
+  unsigned char *host = malloc (bytes), *want = malloc (bytes);
+  unsigned char *got = malloc (bytes), *d[3] = { NULL, NULL, NULL };
+  Filters *f = calloc (2, sizeof (Filters));
+  int second = cc_cuda_filter_slot_acquire ();
+  cudaError_t e = host && want && got && f && second >= 0 ? cudaSuccess :
+      cudaErrorMemoryAllocation;
+
+  for (size_t k = 0; k < bytes; k++)
+    host[k] = (unsigned char) ref_rng_u32 (rng);
+  for (int k = 0; k < 3 && e == cudaSuccess; k++)
+    e = cudaMalloc ((void **) &d[k], bytes);
+  if (e == cudaSuccess)
+    e = cudaMemcpy (d[0], host, bytes, cudaMemcpyHostToDevice);
+  random_filters (rng, 3, 0, 255.0, &f[0]);
+  random_filters (rng, 5, 1, 255.0, &f[1]);
+  if (e == cudaSuccess)
+    e = cc_cuda_upload_filter (slot, &f[0].f, 0);
+  if (e == cudaSuccess)
+    e = cc_cuda_upload_filter (second, &f[1].f, 0);
+
+  CcChannel a = { d[0], ORDER_WIDTH, ORDER_WIDTH, ORDER_HEIGHT, 1,
+    CC_SAMPLE_U8
+  };
+  CcChannel b = a, c = a;
+  b.data = d[1];
+  c.data = d[2];
+  for (int s = 0; s < 2 && e == cudaSuccess; s++) {
+    const CcStrategy strategy = s ? CC_STRATEGY_CACHE_HALO :
+        CC_STRATEGY_TILED_HALO;
+    char what[160];
+
+    /* a -> b -> c */
+    if ((e = cc_cuda_convolve (&a, &b, slot, CC_BORDER_CLAMP, strategy, 0,
+                CC_LAUNCH_DEFAULT)) != cudaSuccess
+        || (e = cudaDeviceSynchronize ()) != cudaSuccess
+        || (e = cc_cuda_convolve (&b, &c, second, CC_BORDER_CLAMP, strategy,
+                0, CC_LAUNCH_DEFAULT)) != cudaSuccess
+        || (e = cudaMemcpy (want, d[2], bytes, cudaMemcpyDeviceToHost)))
+      break;
+    for (int r = 0; r < ORDER_REPEATS && e == cudaSuccess; r++) {
+      snprintf (what, sizeof (what), "[%s] a kernel reading the output of "
+          "the one queued just before it, repeat %d", s ? "cache-halo" :
+          "tiled-halo", r);
+      if ((e = cudaMemset (d[1], POISON, bytes)) == cudaSuccess
+          && (e = cudaMemset (d[2], POISON, bytes)) == cudaSuccess
+          && (e = cc_cuda_convolve (&a, &b, slot, CC_BORDER_CLAMP, strategy,
+                  0, CC_LAUNCH_SRC_READY)) == cudaSuccess
+          && (e = cc_cuda_convolve (&b, &c, second, CC_BORDER_CLAMP,
+                  strategy, 0, CC_LAUNCH_DEFAULT)) == cudaSuccess)
+        expect_same (what, want, d[2], got, bytes);
+    }
+
+    /* a -> b twice, the second filter's output must stay */
+    if (e != cudaSuccess
+        || (e = cc_cuda_convolve (&a, &b, second, CC_BORDER_CLAMP, strategy,
+                0, CC_LAUNCH_DEFAULT)) != cudaSuccess
+        || (e = cudaMemcpy (want, d[1], bytes, cudaMemcpyDeviceToHost)))
+      break;
+    for (int r = 0; r < ORDER_REPEATS && e == cudaSuccess; r++) {
+      snprintf (what, sizeof (what), "[%s] two kernels ready to read, "
+          "writing the same plane, repeat %d", s ? "cache-halo" :
+          "tiled-halo", r);
+      if ((e = cudaMemset (d[1], POISON, bytes)) == cudaSuccess
+          && (e = cc_cuda_convolve (&a, &b, slot, CC_BORDER_CLAMP, strategy,
+                  0, CC_LAUNCH_SRC_READY)) == cudaSuccess
+          && (e = cc_cuda_convolve (&a, &b, second, CC_BORDER_CLAMP,
+                  strategy, 0, CC_LAUNCH_SRC_READY)) == cudaSuccess)
+        expect_same (what, want, d[1], got, bytes);
+    }
+  }
+  if (e != cudaSuccess) {
+    n_cases++;
+    n_failed++;
+    printf ("FAIL launch order: CUDA error: %s\n", cudaGetErrorString (e));
+  }
+  for (int k = 0; k < 3; k++)
+    cudaFree (d[k]);
+  if (second >= 0)
+    cc_cuda_filter_slot_release (second);
+  free (f);
+  free (got);
+  free (want);
+  free (host);
+}
+#endif
+
 static void
 expect_rejected (const char *what, int rc)
 {
@@ -578,21 +720,25 @@ test_invalid_arguments (void)
    * upload */
 #define CONVOLVE(s, o, f, border) \
   (cc_cuda_upload_filter (slot, f, 0) \
-      || cc_cuda_convolve (s, o, slot, border, CC_STRATEGY_TILED_HALO, 0))
+      || cc_cuda_convolve (s, o, slot, border, CC_STRATEGY_TILED_HALO, 0, \
+          CC_LAUNCH_DEFAULT))
   expect_rejected ("upload radius 16", cc_cuda_upload_filter (slot,
           &too_wide, 0));
   expect_rejected ("upload slot out of range",
       cc_cuda_upload_filter (CC_CUDA_FILTER_SLOTS, &ok, 0));
   int fresh = cc_cuda_filter_slot_acquire ();
   expect_rejected ("convolve with nothing uploaded", cc_cuda_convolve (&good,
-          &out, fresh, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, 0));
+          &out, fresh, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, 0,
+          CC_LAUNCH_DEFAULT));
   cc_cuda_filter_slot_release (fresh);
   cc_cuda_upload_filter (slot, &ok, 0);
   expect_rejected ("unknown strategy", cc_cuda_convolve (&good, &out, slot,
-          CC_BORDER_CLAMP, (CcStrategy) 7, 0));
+          CC_BORDER_CLAMP, (CcStrategy) 7, 0, CC_LAUNCH_DEFAULT));
   expect_rejected ("separable strategy on a 2D filter",
       cc_cuda_convolve (&good, &out, slot, CC_BORDER_CLAMP,
-          CC_STRATEGY_SEPARABLE, 0));
+          CC_STRATEGY_SEPARABLE, 0, CC_LAUNCH_DEFAULT));
+  expect_rejected ("unknown launch flag", cc_cuda_convolve (&good, &out, slot,
+          CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, 0, (CcLaunchFlags) 6));
   expect_rejected ("tuner without a result pointer",
       cc_cuda_fastest_strategy (&good, &out, slot, CC_BORDER_CLAMP, 0, NULL,
           NULL));
@@ -637,6 +783,10 @@ main (void)
   test_interleaved (&rng);
   test_magnitude (&rng);
   test_fill (&rng);
+  test_huge_weights (&rng);
+#ifdef KERNELS_CUDA
+  test_launch_order (&rng);
+#endif
   test_invalid_arguments ();
   printf ("%d passed, %d failed\n", n_cases - n_failed, n_failed);
   return n_failed ? 1 : 0;
