@@ -414,16 +414,17 @@ round_up4 (int n)
 
 /* The slot's (2r+1)^2 weights into registers, and for a gradient magnitude
  * the second filter's into wb, for kernels that keep the whole filter
- * there (small radii). */
+ * there (small radii); first: where in the slot they start (a copy of the
+ * taps kept elsewhere in it, such as CC_SLOT_SCALED_TAPS). */
 template < int SIDE, bool MAGNITUDE > __device__ __forceinline__ void
 load_weights (int slot, float (&w)[SIDE * SIDE],
-    float (&wb)[MAGNITUDE ? SIDE * SIDE : 1])
+    float (&wb)[MAGNITUDE ? SIDE * SIDE : 1], int first = 0)
 {
 #pragma unroll
   for (int k = 0; k < SIDE * SIDE; k++) {
-    w[k] = c_filters[slot][k];
+    w[k] = c_filters[slot][first + k];
     if (MAGNITUDE)
-      wb[k] = c_filters[slot][SIDE * SIDE + k];
+      wb[k] = c_filters[slot][first + SIDE * SIDE + k];
   }
 }
 

@@ -547,13 +547,8 @@ conv_strip (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   me.init (src, x0, threadIdx.x, R, border);
 
   float w[SIDE * SIDE], wb[MAGNITUDE ? SIDE * SIDE : 1];
-  if constexpr (strip_scaled_weights < T, MAGNITUDE, V > ()) {
-#pragma unroll
-    for (int k = 0; k < SIDE * SIDE; k++)
-      w[k] = c_filters[slot][CC_SLOT_SCALED_TAPS + k];
-  } else {
-    load_weights < SIDE, MAGNITUDE > (slot, w, wb);
-  }
+  load_weights < SIDE, MAGNITUDE > (slot, w, wb,
+      strip_scaled_weights < T, MAGNITUDE, V > () ? CC_SLOT_SCALED_TAPS : 0);
   /* a linear filter's sums start at offset + 0.5, where rounding wants them;
    * a magnitude's offset + 0.5 comes after its square root */
   const float start = MAGNITUDE ? 0.0f : offset + 0.5f;

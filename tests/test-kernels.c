@@ -580,6 +580,59 @@ expect_same (const char *what, const unsigned char *want,
   }
 }
 
+/* One of two launches queued back to back */
+typedef struct {
+  const CcChannel *src, *dst;
+  int slot;
+  CcLaunchFlags flags;
+} QueuedLaunch;
+
+static cudaError_t
+launch_pair (const QueuedLaunch * pair, CcStrategy strategy, int synchronise)
+{
+  cudaError_t e = cudaSuccess;
+  for (int k = 0; k < 2 && e == cudaSuccess; k++) {
+    if (k == 1 && synchronise)
+      e = cudaDeviceSynchronize ();
+    if (e == cudaSuccess)
+      e = cc_cuda_convolve (pair[k].src, pair[k].dst, pair[k].slot,
+          CC_BORDER_CLAMP, strategy, 0, pair[k].flags);
+  }
+  return e;
+}
+
+static cudaError_t
+poison_pair (const QueuedLaunch * pair, size_t bytes)
+{
+  cudaError_t e = cudaMemset (pair[0].dst->data, POISON, bytes);
+  return e == cudaSuccess ? cudaMemset (pair[1].dst->data, POISON, bytes) : e;
+}
+
+/* The second launch's output, with a synchronisation between the two, then
+ * ORDER_REPEATS times without: it must be the same each time. */
+static cudaError_t
+check_queued_pair (const char *what, const QueuedLaunch * pair,
+    CcStrategy strategy, unsigned char *want, unsigned char *got,
+    size_t bytes)
+{
+  cudaError_t e;
+  if ((e = poison_pair (pair, bytes)) != cudaSuccess
+      || (e = launch_pair (pair, strategy, 1)) != cudaSuccess
+      || (e = cudaMemcpy (want, pair[1].dst->data, bytes,
+              cudaMemcpyDeviceToHost)) != cudaSuccess)
+    return e;
+  for (int r = 0; r < ORDER_REPEATS && e == cudaSuccess; r++) {
+    char name[200];
+    snprintf (name, sizeof (name), "[%s] %s, repeat %d",
+        strategy == CC_STRATEGY_CACHE_HALO ? "cache-halo" : "tiled-halo",
+        what, r);
+    if ((e = poison_pair (pair, bytes)) == cudaSuccess
+        && (e = launch_pair (pair, strategy, 0)) == cudaSuccess)
+      expect_same (name, want, pair[1].dst->data, got, bytes);
+  }
+  return e;
+}
+
 /* Kernels queued back to back, without a synchronisation between them,
  * must give what they give one at a time, whatever each may start before
  * the one ahead of it ends (programmatic dependent launch on compute
@@ -599,14 +652,16 @@ test_launch_order (RefRng * rng)
   cudaError_t e = host && want && got && f && second >= 0 ? cudaSuccess :
       cudaErrorMemoryAllocation;
 
-  for (size_t k = 0; k < bytes; k++)
+  for (size_t k = 0; host && k < bytes; k++)
     host[k] = (unsigned char) ref_rng_u32 (rng);
   for (int k = 0; k < 3 && e == cudaSuccess; k++)
     e = cudaMalloc ((void **) &d[k], bytes);
   if (e == cudaSuccess)
     e = cudaMemcpy (d[0], host, bytes, cudaMemcpyHostToDevice);
-  random_filters (rng, 3, 0, 255.0, &f[0]);
-  random_filters (rng, 5, 1, 255.0, &f[1]);
+  if (f) {
+    random_filters (rng, 3, 0, 255.0, &f[0]);
+    random_filters (rng, 5, 1, 255.0, &f[1]);
+  }
   if (e == cudaSuccess)
     e = cc_cuda_upload_filter (slot, &f[0].f, 0);
   if (e == cudaSuccess)
@@ -618,49 +673,22 @@ test_launch_order (RefRng * rng)
   CcChannel b = a, c = a;
   b.data = d[1];
   c.data = d[2];
+  /* a -> b -> c: the second reads the first one's output */
+  const QueuedLaunch chained[2] = { {&a, &b, slot, CC_LAUNCH_SRC_READY},
+  {&b, &c, second, CC_LAUNCH_DEFAULT}
+  };
+  /* a -> b twice: the second filter's output must stay */
+  const QueuedLaunch same_dst[2] = { {&a, &b, slot, CC_LAUNCH_SRC_READY},
+  {&a, &b, second, CC_LAUNCH_SRC_READY}
+  };
   for (int s = 0; s < 2 && e == cudaSuccess; s++) {
     const CcStrategy strategy = s ? CC_STRATEGY_CACHE_HALO :
         CC_STRATEGY_TILED_HALO;
-    char what[160];
-
-    /* a -> b -> c */
-    if ((e = cc_cuda_convolve (&a, &b, slot, CC_BORDER_CLAMP, strategy, 0,
-                CC_LAUNCH_DEFAULT)) != cudaSuccess
-        || (e = cudaDeviceSynchronize ()) != cudaSuccess
-        || (e = cc_cuda_convolve (&b, &c, second, CC_BORDER_CLAMP, strategy,
-                0, CC_LAUNCH_DEFAULT)) != cudaSuccess
-        || (e = cudaMemcpy (want, d[2], bytes, cudaMemcpyDeviceToHost)))
-      break;
-    for (int r = 0; r < ORDER_REPEATS && e == cudaSuccess; r++) {
-      snprintf (what, sizeof (what), "[%s] a kernel reading the output of "
-          "the one queued just before it, repeat %d", s ? "cache-halo" :
-          "tiled-halo", r);
-      if ((e = cudaMemset (d[1], POISON, bytes)) == cudaSuccess
-          && (e = cudaMemset (d[2], POISON, bytes)) == cudaSuccess
-          && (e = cc_cuda_convolve (&a, &b, slot, CC_BORDER_CLAMP, strategy,
-                  0, CC_LAUNCH_SRC_READY)) == cudaSuccess
-          && (e = cc_cuda_convolve (&b, &c, second, CC_BORDER_CLAMP,
-                  strategy, 0, CC_LAUNCH_DEFAULT)) == cudaSuccess)
-        expect_same (what, want, d[2], got, bytes);
-    }
-
-    /* a -> b twice, the second filter's output must stay */
-    if (e != cudaSuccess
-        || (e = cc_cuda_convolve (&a, &b, second, CC_BORDER_CLAMP, strategy,
-                0, CC_LAUNCH_DEFAULT)) != cudaSuccess
-        || (e = cudaMemcpy (want, d[1], bytes, cudaMemcpyDeviceToHost)))
-      break;
-    for (int r = 0; r < ORDER_REPEATS && e == cudaSuccess; r++) {
-      snprintf (what, sizeof (what), "[%s] two kernels ready to read, "
-          "writing the same plane, repeat %d", s ? "cache-halo" :
-          "tiled-halo", r);
-      if ((e = cudaMemset (d[1], POISON, bytes)) == cudaSuccess
-          && (e = cc_cuda_convolve (&a, &b, slot, CC_BORDER_CLAMP, strategy,
-                  0, CC_LAUNCH_SRC_READY)) == cudaSuccess
-          && (e = cc_cuda_convolve (&a, &b, second, CC_BORDER_CLAMP,
-                  strategy, 0, CC_LAUNCH_SRC_READY)) == cudaSuccess)
-        expect_same (what, want, d[1], got, bytes);
-    }
+    e = check_queued_pair ("a kernel reading the output of the one queued "
+        "just before it", chained, strategy, want, got, bytes);
+    if (e == cudaSuccess)
+      e = check_queued_pair ("two kernels ready to read, writing the same "
+          "plane", same_dst, strategy, want, got, bytes);
   }
   if (e != cudaSuccess) {
     n_cases++;
