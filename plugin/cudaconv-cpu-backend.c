@@ -5,11 +5,10 @@
 #include "cudaconv-cpu.h"
 
 gboolean
-cudaconv_cpu_process (const CudaConvPlan * plan, const CudaConvFilter * filter,
-    CcBorder border, gint n_threads, GstVideoFrame * in, GstVideoFrame * out,
-    GError ** error)
+cudaconv_cpu_process (const GstVideoInfo * info, const CudaConvPlan * plan,
+    const CudaConvFilter * filter, CcBorder border, gint n_threads,
+    GstVideoFrame * in, GstVideoFrame * out, GError ** error)
 {
-  const GstVideoInfo *info = &in->info;
   const CcFilter view = cudaconv_filter_view (filter);
 
   for (guint p = 0; p < plan->n_planes; p++) {

@@ -8,9 +8,11 @@
 
 G_BEGIN_DECLS
 
-gboolean cudaconv_cpu_process (const CudaConvPlan * plan,
-    const CudaConvFilter * filter, CcBorder border, gint n_threads,
-    GstVideoFrame * in, GstVideoFrame * out, GError ** error);
+/* info: the negotiated caps, whose geometry both frames are read and
+ * written in (see cudaconv_frame_map_checked). */
+gboolean cudaconv_cpu_process (const GstVideoInfo * info,
+    const CudaConvPlan * plan, const CudaConvFilter * filter, CcBorder border,
+    gint n_threads, GstVideoFrame * in, GstVideoFrame * out, GError ** error);
 
 G_END_DECLS
 #endif /* CUDACONV_CPU_BACKEND_H */

@@ -3,22 +3,52 @@
  * Dividing the weights once here, in double, instead of the sum in every
  * sample saves a multiply per output and keeps float sums near the sample
  * range, where float has ample precision for 16-bit samples. */
+#include <float.h>
 #include <math.h>
+#include <gst/gst.h>
 
 #include "cudaconv-filter.h"
+
+/* The sum of the first filter's weights is sum * scale, where scale is the
+ * largest weight's magnitude, so that nine weights of 1e308 do not add up
+ * to infinity. A sum within SUM_IS_ZERO of the sum of the weights'
+ * magnitudes is rounding residue of weights meant to cancel (0.1 + 0.2 -
+ * 0.3): such filters are divided by 1, however small the weights are. */
+#define SUM_IS_ZERO 1e-9
+
+static double
+scaled_sum (const CudaConvWeights * weights, double *scale)
+{
+  const int n = weights->side * weights->side;
+  double largest = 0.0, sum = 0.0, magnitudes = 0.0;
+
+  for (int k = 0; k < n; k++)
+    largest = MAX (largest, fabs (weights->coeffs[k]));
+  *scale = largest;
+  if (largest == 0.0)
+    return 0.0;
+  for (int k = 0; k < n; k++) {
+    sum += weights->coeffs[k] / largest;
+    magnitudes += fabs (weights->coeffs[k]) / largest;
+  }
+  return fabs (sum) <= SUM_IS_ZERO * magnitudes ? 0.0 : sum;
+}
 
 double
 cudaconv_effective_divisor (const CudaConvWeights * weights, double divisor)
 {
-  double sum = 0.0;
+  double scale, sum;
 
   if (divisor != 0.0)
     return divisor;
-  for (int k = 0; k < weights->side * weights->side; k++)
-    sum += weights->coeffs[k];
-  /* sums like 1e-17 are rounding residue of weights meant to cancel */
-  return fabs (sum) < 1e-9 ? 1.0 : sum;
+  sum = scaled_sum (weights, &scale);
+  return sum == 0.0 ? 1.0 : sum * scale;
 }
+
+/* The back ends add up taps times samples of up to 65535 in single
+ * precision: with the magnitudes of the taps summing to less than this, no
+ * partial sum can be infinite, so none can become NaN (inf - inf) either. */
+#define MAX_TAP_MAGNITUDES (FLT_MAX / 2 / 65535.0)
 
 /* A rank-one matrix is the outer product of any of its non-zero columns and
  * rows: taking the largest tap t[p][q] as pivot, col[i] = t[i][q] and
@@ -56,30 +86,49 @@ factor_rank_one (const double *t, int side, float *col, float *row)
   return TRUE;
 }
 
-void
+gboolean
 cudaconv_filter_prepare (const CudaConvWeights * weights, double divisor,
-    double offset, CudaConvFilter * out)
+    double offset, CudaConvFilter * out, GError ** error)
 {
-  const int n = weights->side * weights->side *
+  const int side = weights->side, n = side * side *
       (weights->response == CC_RESPONSE_MAGNITUDE ? 2 : 1);
-  const double d = cudaconv_effective_divisor (weights, divisor);
+  double scale = 1.0, sum = 0.0, taps[CC_MAX_TAPS], magnitudes[2] = { 0.0, 0.0 };
 
-  out->radius = weights->side / 2;
+  if (divisor == 0.0)
+    sum = scaled_sum (weights, &scale);
+  for (int k = 0; k < n; k++) {
+    if (divisor != 0.0)
+      taps[k] = weights->coeffs[k] / divisor;
+    else if (sum != 0.0)
+      taps[k] = weights->coeffs[k] / scale / sum;
+    else
+      taps[k] = weights->coeffs[k];
+    magnitudes[k / (side * side)] += fabs (taps[k]);
+  }
+  if (!(MAX (magnitudes[0], magnitudes[1]) < MAX_TAP_MAGNITUDES)) {
+    if (divisor != 0.0)
+      g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+          "the weights divided by divisor=%g add up to %g in magnitude, "
+          "more than single-precision sums hold (%g)", divisor,
+          MAX (magnitudes[0], magnitudes[1]), MAX_TAP_MAGNITUDES);
+    else
+      g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+          "the matrix's weights sum to 0, so they are divided by 1, and add "
+          "up to %g in magnitude, more than single-precision sums hold (%g)",
+          MAX (magnitudes[0], magnitudes[1]), MAX_TAP_MAGNITUDES);
+    return FALSE;
+  }
+
+  out->radius = side / 2;
   out->response = weights->response;
   out->offset = (float) offset;
   for (int k = 0; k < n; k++)
-    out->taps[k] = (float) (weights->coeffs[k] / d);
-  out->separable = FALSE;
-  if (weights->response == CC_RESPONSE_LINEAR && weights->side > 1) {
-    double scaled[CC_MAX_TAPS];
-    for (int k = 0; k < n; k++)
-      scaled[k] = weights->coeffs[k] / d;
-    out->separable = factor_rank_one (scaled, weights->side, out->col_taps,
-        out->row_taps);
-  }
-  out->identity = weights->side == 1
-      && weights->response == CC_RESPONSE_LINEAR
-      && weights->coeffs[0] / d == 1.0 && offset == 0.0;
+    out->taps[k] = (float) taps[k];
+  out->separable = weights->response == CC_RESPONSE_LINEAR && side > 1
+      && factor_rank_one (taps, side, out->col_taps, out->row_taps);
+  out->identity = side == 1 && weights->response == CC_RESPONSE_LINEAR
+      && taps[0] == 1.0 && offset == 0.0;
+  return TRUE;
 }
 
 CcFilter

@@ -22,12 +22,17 @@ typedef struct {
 } CudaConvFilter;
 
 /* The divisor actually used: divisor when non-zero, else the sum of the
- * (first filter's) weights, else 1 when that sum is 0. */
+ * (first filter's) weights, else 1 when that sum is 0 (to within rounding:
+ * 1e-9 of the sum of the weights' magnitudes). */
 double cudaconv_effective_divisor (const CudaConvWeights * weights,
     double divisor);
 
-void cudaconv_filter_prepare (const CudaConvWeights * weights, double divisor,
-    double offset, CudaConvFilter * out);
+/* Folds the divisor into the weights. Fails, with a message that names the
+ * divisor or the matrix, when the resulting taps are too large for the back
+ * ends' single-precision sums; every filter it makes gives finite sums for
+ * every input. */
+gboolean cudaconv_filter_prepare (const CudaConvWeights * weights,
+    double divisor, double offset, CudaConvFilter * out, GError ** error);
 
 /* The back ends' view of the filter, with its factors when it is separable;
  * valid while filter lives. */

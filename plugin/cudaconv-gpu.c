@@ -124,13 +124,14 @@ cudaconv_gpu_open (gint device_id, GError ** error)
         "no CUDA device found");
     goto failed;
   }
-  gpu->device = device_id < 0 ? 0 : device_id;
-  if (gpu->device >= count) {
+  /* gpu->device stays 0 until the id is known to exist: close selects it */
+  if (device_id >= count) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
         "device-id %d does not exist: this machine has %d CUDA device(s)",
         device_id, count);
     goto failed;
   }
+  gpu->device = device_id < 0 ? 0 : device_id;
   if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error)
       || !CUDACONV_CHECK (cudaGetDeviceProperties (&prop, gpu->device), error))
     goto failed;
@@ -420,13 +421,19 @@ upload_filter (CudaConvGpu * gpu, FrameSlot * slot,
 }
 
 /* Whether frame is one block of memory laid out as the negotiated caps
- * say, so that it can be copied whole into or out of a device frame. */
+ * say, so that it can be copied whole into or out of a device frame: that
+ * copy also takes the last row's padding and whatever follows the last
+ * plane, which the frame check does not ask a buffer to hold. */
 static gboolean
 frame_is_whole (const CudaConvGpu * gpu, const GstVideoFrame * frame)
 {
   const guint8 *base = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
+  const GstMapInfo *map = &frame->map[0];
+  const gsize frame_bytes = GST_VIDEO_INFO_SIZE (&gpu->info) -
+      GST_VIDEO_INFO_PLANE_OFFSET (&gpu->info, 0);
 
-  if (gst_buffer_n_memory (frame->buffer) != 1)
+  if (gst_buffer_n_memory (frame->buffer) != 1
+      || (gsize) (map->data + map->size - base) < frame_bytes)
     return FALSE;
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++)
     if (GST_VIDEO_FRAME_PLANE_STRIDE (frame, p) !=

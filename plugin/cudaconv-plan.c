@@ -35,13 +35,14 @@ cudaconv_plan_make (CudaConvPlan * plan, const GstVideoInfo * info,
 
   for (guint p = 0; p < plan->n_planes; p++) {
     CudaConvPlanePlan *pp = &plan->planes[p];
-    gint written_bytes = 0, first;
+    const gint first = cudaconv_plane_geometry (info, p, &pp->row_bytes,
+        &pp->rows);
+    gint written_bytes = 0;
 
     gst_video_format_info_component (finfo, p, pp->components);
     while (pp->n_components < GST_VIDEO_MAX_COMPONENTS
         && pp->components[pp->n_components] >= 0)
       pp->n_components++;
-    first = pp->components[0];
     for (gint i = 0; i < pp->n_components; i++) {
       gint c = pp->components[i];
       if (plan->action[c] != CUDACONV_ACTION_COPY)
@@ -51,10 +52,20 @@ cudaconv_plan_make (CudaConvPlan * plan, const GstVideoInfo * info,
     pp->process = written_bytes > 0;
     pp->copy_first = pp->process
         && written_bytes < GST_VIDEO_INFO_COMP_PSTRIDE (info, first);
-    pp->row_bytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, first) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, first);
-    pp->rows = GST_VIDEO_INFO_COMP_HEIGHT (info, first);
   }
+}
+
+gint
+cudaconv_plane_geometry (const GstVideoInfo * info, guint plane,
+    gsize * row_bytes, gint * rows)
+{
+  gint components[GST_VIDEO_MAX_COMPONENTS];
+
+  gst_video_format_info_component (info->finfo, plane, components);
+  *row_bytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, components[0]) *
+      GST_VIDEO_INFO_COMP_PSTRIDE (info, components[0]);
+  *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, components[0]);
+  return components[0];
 }
 
 CcChannel

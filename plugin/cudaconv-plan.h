@@ -35,6 +35,11 @@ typedef struct {
 void cudaconv_plan_make (CudaConvPlan * plan, const GstVideoInfo * info,
     guint channels, gboolean neutral_chroma);
 
+/* Plane p of info at its caps' size: the bytes of a row that hold pixels
+ * and the number of rows. Returns the plane's first component. */
+gint cudaconv_plane_geometry (const GstVideoInfo * info, guint plane,
+    gsize * row_bytes, gint * rows);
+
 /* Component comp of a plane whose first row starts at plane_data. */
 CcChannel cudaconv_plan_channel (const GstVideoInfo * info, gint comp,
     gpointer plane_data, gsize pitch);

@@ -47,7 +47,9 @@ cudaconv_gaussian_sigma (int radius, double sigma)
 }
 
 /* w(x, y) = exp(-(x^2 + y^2) / (2 sigma^2)) over |x|, |y| <= r, divided by
- * its sum so that flat areas keep their value. */
+ * its sum so that flat areas keep their value. Written with x / sigma, which
+ * only overflows to a weight of 0, so that a sigma too small to square
+ * (1e-170) gives the limit, the identity, instead of 0 / 0 at the centre. */
 static void
 gaussian (int radius, double sigma, CudaConvWeights * out)
 {
@@ -60,7 +62,8 @@ gaussian (int radius, double sigma, CudaConvWeights * out)
   for (int i = 0; i < side; i++) {
     for (int j = 0; j < side; j++) {
       double dy = i - radius, dx = j - radius;
-      double w = exp (-(dx * dx + dy * dy) / (2.0 * s * s));
+      double u = dx / s, v = dy / s;
+      double w = exp (-0.5 * (u * u + v * v));
       out->coeffs[i * side + j] = w;
       sum += w;
     }

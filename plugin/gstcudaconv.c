@@ -36,10 +36,16 @@
  *
  * kernel, radius, sigma, matrix, divisor, offset, border, strategy, channels,
  * gray-edges and host-register may change while PLAYING and apply from the
- * next frame. An
- * invalid value is refused with a warning and the previous one stays; given
- * before the element starts (as on a gst-launch-1.0 command line), it makes
- * the element fail to start with an error naming the problem.
+ * next frame. An invalid value is refused with a warning on the bus and the
+ * previous one stays; given before the element starts (as on a
+ * gst-launch-1.0 command line), it makes the element fail to start with an
+ * error naming the problem.
+ *
+ * An input buffer that does not hold a frame of the negotiated caps (too
+ * short, or a video meta whose planes reach past the buffer's memory) is
+ * dropped with a warning that says what is wrong, at most one a second: in
+ * live video a bad buffer costs its frame, not the pipeline. A GAP buffer
+ * goes on as a GAP event.
  *
  * ## Example launch lines
  * |[
@@ -67,6 +73,7 @@
 #include "cudaconv-matrix.h"
 #include "cudaconv-plan.h"
 #include "cudaconv-cpu-backend.h"
+#include "cudaconv-frame-check.h"
 
 GST_DEBUG_CATEGORY (gst_cudaconv_debug);
 #define GST_CAT_DEFAULT gst_cudaconv_debug
@@ -155,8 +162,20 @@ make_filter (const GstCudaConvSettings * s, CudaConvFilter * filter,
   } else {
     cudaconv_preset_weights (s->kernel, s->radius, s->sigma, &weights);
   }
-  cudaconv_filter_prepare (&weights, s->divisor, s->offset, filter);
-  return TRUE;
+  return cudaconv_filter_prepare (&weights, s->divisor, s->offset, filter,
+      error);
+}
+
+/* Whether settings make a filter the back ends can run; a custom kernel
+ * still waiting for its matrix is judged when the element starts. */
+static gboolean
+weights_fit (const GstCudaConvSettings * s, GError ** error)
+{
+  CudaConvFilter filter;
+
+  if (s->kernel == GST_CUDACONV_KERNEL_CUSTOM && !s->have_matrix)
+    return TRUE;
+  return make_filter (s, &filter, error);
 }
 
 /* Only the identity preset with no divisor or offset effect leaves every
@@ -168,12 +187,19 @@ settings_are_identity (const GstCudaConvSettings * s)
       && (s->divisor == 0.0 || s->divisor == 1.0);
 }
 
+/* Every change of the settings is followed by a call, and the calls run one
+ * at a time, each deciding on the settings as they are once it holds the
+ * lock: the last decision always sees the last change, so two threads
+ * setting kernel=identity and kernel=gaussian cannot leave passthrough on
+ * with gaussian set. (GstBaseTransform takes the object lock to switch
+ * passthrough, so the decision cannot be made under that lock itself.) */
 static void
 update_passthrough (GstCudaConv * self)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   gboolean identity;
 
+  g_mutex_lock (&self->passthrough_lock);
   GST_OBJECT_LOCK (self);
   identity = settings_are_identity (&self->settings);
   GST_OBJECT_UNLOCK (self);
@@ -184,11 +210,14 @@ update_passthrough (GstCudaConv * self)
     if (!identity)
       gst_base_transform_reconfigure_src (trans);
   }
+  g_mutex_unlock (&self->passthrough_lock);
 }
 
-/* A refused value: warns, keeps the previous value, and if the element has
- * not started yet makes start() fail, so that a bad command line ends in an
- * error instead of running with a value the user did not ask for. */
+/* A refused value keeps the previous one. It is reported once: before the
+ * element starts, as the ERROR that makes start() fail (so that a bad
+ * command line ends in an error instead of running with a value the user
+ * did not ask for), afterwards as a WARNING on the bus. Never g_warning,
+ * which aborts applications that run with G_DEBUG=fatal-warnings. */
 static void
 reject_setting (GstCudaConv * self, const gchar * property,
     const gchar * format, ...)
@@ -202,7 +231,7 @@ reject_setting (GstCudaConv * self, const gchar * property,
   va_end (args);
   message = g_strdup_printf ("%s: invalid %s: %s", GST_OBJECT_NAME (self),
       property, problem);
-  g_warning ("%s; keeping the previous value", message);
+  GST_WARNING_OBJECT (self, "%s; keeping the previous value", message);
 
   GST_OBJECT_LOCK (self);
   started = self->started;
@@ -224,7 +253,7 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaConv *self = GST_CUDACONV (object);
-  GstCudaConvSettings *s = &self->settings;
+  GstCudaConvSettings next, *s = &next;
   const gchar *name = g_param_spec_get_name (pspec);
   CudaConvWeights matrix;
   GError *err = NULL;
@@ -256,8 +285,11 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
     case PROP_DIVISOR:
     case PROP_OFFSET:
       d = g_value_get_double (value);
-      if (!isfinite (d)) {
-        reject_setting (self, name, "%g is not a finite number", d);
+      /* GObject clamps infinity to the declared range's end, the largest
+       * double, before the value gets here */
+      if (!isfinite (d) || fabs (d) == G_MAXDOUBLE) {
+        reject_setting (self, name, "%g is not a finite number",
+            fabs (d) == G_MAXDOUBLE ? d * INFINITY : d);
         return;
       }
       if (prop_id == PROP_SIGMA && (d < 0.0 || d > MAX_SIGMA)) {
@@ -285,6 +317,7 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
   }
 
   GST_OBJECT_LOCK (self);
+  next = self->settings;
   switch (prop_id) {
     case PROP_KERNEL:
       s->kernel = g_value_get_enum (value);
@@ -296,9 +329,7 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
       s->sigma = g_value_get_double (value);
       break;
     case PROP_MATRIX:
-      g_free (self->matrix_text);
-      self->matrix_text = g_value_dup_string (value);
-      s->have_matrix = self->matrix_text != NULL;
+      s->have_matrix = g_value_get_string (value) != NULL;
       if (s->have_matrix)
         s->matrix = matrix;
       break;
@@ -336,6 +367,19 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
       GST_OBJECT_UNLOCK (self);
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       return;
+  }
+  /* checked with the other settings under the same lock: weights too large
+   * for the back ends' sums are refused like any other bad value */
+  if (!weights_fit (&next, &err)) {
+    GST_OBJECT_UNLOCK (self);
+    reject_setting (self, name, "%s", err->message);
+    g_error_free (err);
+    return;
+  }
+  self->settings = next;
+  if (prop_id == PROP_MATRIX) {
+    g_free (self->matrix_text);
+    self->matrix_text = g_value_dup_string (value);
   }
   self->settings_cookie++;
   /* a valid value replaces a refused one */
@@ -427,6 +471,7 @@ gst_cudaconv_start (GstBaseTransform * trans)
     goto bad_filter;
   self->filter_cookie = cookie;
   self->n_threads = (gint) g_get_num_processors ();
+  self->invalid_buffers = 0;
 
   self->active_backend = GST_CUDACONV_BACKEND_CPU;
   if (s.backend != GST_CUDACONV_BACKEND_CPU) {
@@ -687,6 +732,9 @@ frame_settings (GstCudaConv * self, GstCudaConvSettings * s,
       && cudaconv_kernel_is_edge_map (s->kernel));
 }
 
+/* One frame, finished before it returns. generate_output calls it with
+ * frames it has checked; it stays GstVideoFilter's transform_frame, which
+ * also keeps GstVideoFilter from treating the element as in-place. */
 static GstFlowReturn
 gst_cudaconv_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
     GstVideoFrame * out)
@@ -703,8 +751,8 @@ gst_cudaconv_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
         self->filter_cookie, (CcBorder) s.border, gpu_strategy (s.strategy),
         in, out, &err);
   else
-    ok = cudaconv_cpu_process (&plan, &self->filter, (CcBorder) s.border,
-        self->n_threads, in, out, &err);
+    ok = cudaconv_cpu_process (&filter->in_info, &plan, &self->filter,
+        (CcBorder) s.border, self->n_threads, in, out, &err);
   if (!ok)
     goto process_failed;
   return GST_FLOW_OK;
@@ -761,9 +809,57 @@ process_failed:
   return gpu_failed (self, err);
 }
 
-/* With async-depth > 1 on the CUDA backend, frames are queued on the GPU and
- * the oldest is pushed once the queue is full; otherwise GstVideoFilter's
- * one-frame-at-a-time path runs. */
+/* A GAP buffer says there is no picture for its time (its bytes may be
+ * anything, or none): it goes on as a GAP event, after the frames in
+ * flight. */
+static GstFlowReturn
+forward_gap (GstCudaConv * self, GstBuffer * inbuf)
+{
+  const GstClockTime pts = GST_BUFFER_PTS (inbuf);
+  const GstClockTime duration = GST_BUFFER_DURATION (inbuf);
+  GstFlowReturn ret = drain (self);
+
+  gst_buffer_unref (inbuf);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (GST_CLOCK_TIME_IS_VALID (pts))
+    gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (self),
+        gst_event_new_gap (pts, duration));
+  return GST_BASE_TRANSFORM_FLOW_DROPPED;
+}
+
+/* A buffer that does not hold a frame of the caps is dropped with a
+ * warning rather than failing the stream: in live video a short read or a
+ * truncated frame should cost one frame, not the pipeline. The warning
+ * repeats at most once a second, with the count so far. */
+static GstFlowReturn
+drop_invalid_input (GstCudaConv * self, GstBuffer * inbuf, GError * err)
+{
+  const gint64 now = g_get_monotonic_time ();
+
+  self->invalid_buffers++;
+  if (self->invalid_buffers == 1
+      || now - self->invalid_warned_at >= G_USEC_PER_SEC) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("Dropped an invalid input buffer: %s", err->message),
+        ("%u invalid input buffers dropped so far; this warning repeats at "
+            "most once a second", self->invalid_buffers));
+    self->invalid_warned_at = now;
+  } else {
+    GST_DEBUG_OBJECT (self, "dropped an invalid input buffer: %s",
+        err->message);
+  }
+  g_error_free (err);
+  gst_buffer_unref (inbuf);
+  return GST_BASE_TRANSFORM_FLOW_DROPPED;
+}
+
+/* Every buffer that is not passed through comes here, in place of
+ * GstVideoFilter's transform (which pushes an unwritten output buffer when
+ * it cannot map a frame): the input is checked before an output buffer is
+ * taken, the output before anything writes it. With async-depth > 1 on the
+ * CUDA backend, frames are queued on the GPU and the oldest is pushed once
+ * the queue is full; otherwise each frame is finished before the next. */
 static GstFlowReturn
 gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 {
@@ -775,11 +871,12 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   CudaConvPlan plan;
   GstFlowReturn ret;
   GError *err = NULL;
+  gboolean queue_on_gpu;
 
   *outbuf = NULL;
   if (!inbuf)
     return GST_FLOW_OK;
-  if (!overlapping (self)) {
+  if (gst_base_transform_is_passthrough (trans)) {
     /* frames queued before passthrough began go first */
     if ((ret = drain (self)) != GST_FLOW_OK)
       return ret;
@@ -787,50 +884,62 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
         outbuf);
   }
   trans->queued_buf = NULL;
+  /* decided once: passthrough may be switched on from another thread */
+  queue_on_gpu = self->gpu && self->depth > 1;
 
-  gst_cudaconv_before_transform (trans, inbuf);
+  if (GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP))
+    return forward_gap (self, inbuf);
+  if (!cudaconv_frame_map_checked (&in_frame, &filter->in_info, inbuf,
+          GST_MAP_READ, &err))
+    return drop_invalid_input (self, inbuf, err);
   ret = GST_BASE_TRANSFORM_GET_CLASS (trans)->prepare_output_buffer (trans,
       inbuf, &out);
+  /* the mapped frames hold their buffers until the frame is done */
+  gst_buffer_unref (inbuf);
   if (ret != GST_FLOW_OK || !out)
     goto no_output;
-  if (!gst_video_frame_map (&in_frame, &filter->in_info, inbuf, GST_MAP_READ))
-    goto map_failed;
-  if (!gst_video_frame_map (&out_frame, &filter->out_info, out,
-          GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&in_frame);
-    goto map_failed;
-  }
-  /* the mapped frames hold their buffers until the GPU is done */
-  gst_buffer_unref (inbuf);
+  if (!cudaconv_frame_map_checked (&out_frame, &filter->out_info, out,
+          GST_MAP_WRITE, &err))
+    goto bad_output;
   gst_buffer_unref (out);
+  cudaconv_frame_zero_new_memory (&out_frame);
 
+  if (!queue_on_gpu) {
+    ret = gst_cudaconv_transform_frame (filter, &in_frame, &out_frame);
+    if (ret == GST_FLOW_OK)
+      *outbuf = gst_buffer_ref (out_frame.buffer);
+    gst_video_frame_unmap (&in_frame);
+    gst_video_frame_unmap (&out_frame);
+    return ret;
+  }
   frame_settings (self, &s, &plan);
   if (!cudaconv_gpu_submit (self->gpu, &plan, &self->filter,
           self->filter_cookie, (CcBorder) s.border, gpu_strategy (s.strategy),
           &in_frame, &out_frame, &err))
-    goto process_failed;
+    return gpu_failed (self, err);
   if (cudaconv_gpu_in_flight (self->gpu) < self->depth)
     return GST_FLOW_OK;
   if (!cudaconv_gpu_finish_oldest (self->gpu, outbuf, &err))
-    goto process_failed;
+    return gpu_failed (self, err);
   return GST_FLOW_OK;
 
   /* ERRORS */
 no_output:
   {
-    gst_buffer_unref (inbuf);
+    gst_video_frame_unmap (&in_frame);
     return ret == GST_FLOW_OK ? GST_FLOW_ERROR : ret;
   }
-map_failed:
+bad_output:
   {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a video frame"),
-        (NULL));
-    gst_buffer_unref (inbuf);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("The output buffer cannot hold a frame: %s", err->message),
+        ("the output buffer pool or allocator gave a buffer that does not "
+            "match the caps"));
+    g_error_free (err);
+    gst_video_frame_unmap (&in_frame);
     gst_buffer_unref (out);
     return GST_FLOW_ERROR;
   }
-process_failed:
-  return gpu_failed (self, err);
 }
 
 /* Frames in flight leave before anything that follows them in the stream
@@ -887,6 +996,7 @@ gst_cudaconv_finalize (GObject * object)
 
   g_free (self->matrix_text);
   g_free (self->rejected_setting);
+  g_mutex_clear (&self->passthrough_lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1032,4 +1142,5 @@ gst_cudaconv_init (GstCudaConv * self)
   s->host_register = DEFAULT_PROP_HOST_REGISTER;
   self->settings_cookie = 1;
   self->active_backend = GST_CUDACONV_BACKEND_CPU;
+  g_mutex_init (&self->passthrough_lock);
 }

@@ -46,6 +46,9 @@ struct _GstCudaConv {
   gchar *rejected_setting;      /* first bad value set before start */
   gboolean started;
 
+  /* taken around each passthrough decision (see update_passthrough) */
+  GMutex passthrough_lock;
+
   /* streaming thread only */
   GstCudaConvBackend active_backend;    /* CUDA or CPU once started */
   CudaConvGpu *gpu;
@@ -54,6 +57,8 @@ struct _GstCudaConv {
   gint n_threads;
   guint depth;                  /* frames the CUDA backend keeps in flight */
   gboolean live;                /* upstream said so when caps were set */
+  guint invalid_buffers;        /* input dropped since start */
+  gint64 invalid_warned_at;     /* monotonic time of the last warning */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (cudaconv);

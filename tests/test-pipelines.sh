@@ -35,5 +35,16 @@ check demo env CUDACONV_DEMO_NO_SETUP=1 CUDACONV_DEMO_OUT="$work/demo" CUDACONV_
 check demo-images bash -c "[ -s '$work/demo/before.png' ] && [ -s '$work/demo/after.png' ] && ! cmp -s '$work/demo/before.png' '$work/demo/after.png'"
 check demo-report grep -q "frames/s" "$work/demo.log"
 
+# a refused value on the command line ends in an ERROR (gst-launch-1.0
+# exits 255: the pipeline does not preroll), never in a g_warning, which
+# G_DEBUG=fatal-warnings would turn into a trap (exit 133)
+refused_value_is_an_error() {
+  local rc=0
+  G_DEBUG=fatal-warnings gst-launch-1.0 videotestsrc num-buffers=2 ! \
+    cudaconv backend=cpu radius=99 ! fakesink >"$work/refused.log" 2>&1 || rc=$?
+  [ "$rc" = 255 ] && grep -q "invalid radius" "$work/refused.log"
+}
+check refused-value-fatal-warnings refused_value_is_an_error
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

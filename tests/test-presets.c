@@ -64,7 +64,7 @@ test_box (void)
     for (int k = 0; k < n; k++)
       g_assert_cmpfloat (w.coeffs[k], ==, 1.0);
     g_assert_cmpfloat (cudaconv_effective_divisor (&w, 0.0), ==, n);
-    cudaconv_filter_prepare (&w, 0.0, 0.0, &f);
+    g_assert_true (cudaconv_filter_prepare (&w, 0.0, 0.0, &f, NULL));
     g_assert_cmpint (f.radius, ==, r);
     for (int k = 0; k < n; k++)
       g_assert_cmpfloat (f.taps[k], ==, (float) (1.0 / n));
@@ -146,23 +146,23 @@ test_divisor_offset_identity (void)
 
   g_assert_true (cudaconv_preset_weights (GST_CUDACONV_KERNEL_IDENTITY, 5, 0,
           &w));
-  cudaconv_filter_prepare (&w, 0.0, 0.0, &f);
+  g_assert_true (cudaconv_filter_prepare (&w, 0.0, 0.0, &f, NULL));
   g_assert_true (f.identity);
   g_assert_cmpint (f.radius, ==, 0);
-  cudaconv_filter_prepare (&w, 0.0, 10.0, &f);
+  g_assert_true (cudaconv_filter_prepare (&w, 0.0, 10.0, &f, NULL));
   g_assert_false (f.identity);
   g_assert_cmpfloat (f.offset, ==, 10.0f);
-  cudaconv_filter_prepare (&w, 2.0, 0.0, &f);
+  g_assert_true (cudaconv_filter_prepare (&w, 2.0, 0.0, &f, NULL));
   g_assert_false (f.identity);
   g_assert_cmpfloat (f.taps[0], ==, 0.5f);
   /* a given divisor wins over the sum, also a negative one */
   g_assert_true (cudaconv_preset_weights (GST_CUDACONV_KERNEL_BOX, 1, 0, &w));
-  cudaconv_filter_prepare (&w, -3.0, 0.0, &f);
+  g_assert_true (cudaconv_filter_prepare (&w, -3.0, 0.0, &f, NULL));
   g_assert_cmpfloat (f.taps[4], ==, (float) (-1.0 / 3.0));
   /* magnitude filters carry both halves through the divisor */
   g_assert_true (cudaconv_preset_weights (GST_CUDACONV_KERNEL_SOBEL, 1, 0,
           &w));
-  cudaconv_filter_prepare (&w, 4.0, 0.0, &f);
+  g_assert_true (cudaconv_filter_prepare (&w, 4.0, 0.0, &f, NULL));
   g_assert_cmpfloat (f.taps[2], ==, 0.25f);
   g_assert_cmpfloat (f.taps[9 + 7], ==, 0.5f);
 }

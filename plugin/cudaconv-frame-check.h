@@ -1,0 +1,35 @@
+/* cudaconv: maps a buffer as a video frame of the negotiated caps only when
+ * every byte the back ends will touch lies in memory the buffer owns.
+ *
+ * GStreamer 1.22 maps a buffer that carries a GstVideoMeta without checking
+ * the meta's strides and offsets against the buffer's memory, and answers a
+ * meta that disagrees with the caps with a critical warning. Upstream
+ * elements get these wrong (a short read from a capture driver, a hand-made
+ * buffer, a truncated network frame), so every frame is checked here before
+ * any copy or kernel runs. */
+#ifndef CUDACONV_FRAME_CHECK_H
+#define CUDACONV_FRAME_CHECK_H
+
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+/* Maps buffer as a frame of info (the caps), or fails with a message that
+ * says what is wrong: a buffer too short for the caps; a video meta of
+ * another format, plane count or a smaller size; a plane whose offset,
+ * stride and rows reach past the memory it lies in; a stride that is not
+ * positive or shorter than a row; 16-bit samples on odd bytes. A meta
+ * larger than the caps is accepted and the frame keeps the caps' size:
+ * the back ends read and write the caps' width and height only. */
+gboolean cudaconv_frame_map_checked (GstVideoFrame * frame,
+    const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags,
+    GError ** error);
+
+/* Zeroes every memory of a write-mapped frame the first time any cudaconv
+ * sees that memory. The back ends write the pixels only, so row padding and
+ * the bytes between planes would otherwise go downstream with whatever the
+ * allocator left there; buffers of a pool are zeroed once, not per frame. */
+void cudaconv_frame_zero_new_memory (GstVideoFrame * frame);
+
+G_END_DECLS
+#endif /* CUDACONV_FRAME_CHECK_H */
