@@ -101,16 +101,17 @@ GType
 gst_cudaconv_channels_get_type (void)
 {
   static GType type = 0;
-  /* Each bit has an RGB and a YUV nick; GStreamer names a value by the last
-   * matching entry, so the YUV nicks come second. */
+  /* Each bit has an RGB and a YUV nick. gst-inspect-1.0 names a value
+   * from the last entry backwards, taking the first nick of each bit it
+   * meets: in this order it prints the default as y+u+v. */
   static const GFlagsValue values[] = {
-    {GST_CUDACONV_CHANNEL_0, "First component: R, or Y, or gray", "r"},
-    {GST_CUDACONV_CHANNEL_0, "First component: R, or Y, or gray", "y"},
-    {GST_CUDACONV_CHANNEL_1, "Second component: G or U (Cb)", "g"},
-    {GST_CUDACONV_CHANNEL_1, "Second component: G or U (Cb)", "u"},
+    {GST_CUDACONV_CHANNEL_ALPHA, "Alpha", "a"},
     {GST_CUDACONV_CHANNEL_2, "Third component: B or V (Cr)", "b"},
     {GST_CUDACONV_CHANNEL_2, "Third component: B or V (Cr)", "v"},
-    {GST_CUDACONV_CHANNEL_ALPHA, "Alpha", "a"},
+    {GST_CUDACONV_CHANNEL_1, "Second component: G or U (Cb)", "g"},
+    {GST_CUDACONV_CHANNEL_1, "Second component: G or U (Cb)", "u"},
+    {GST_CUDACONV_CHANNEL_0, "First component: R, or Y, or gray", "r"},
+    {GST_CUDACONV_CHANNEL_0, "First component: R, or Y, or gray", "y"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type))

@@ -36,10 +36,14 @@
  *
  * kernel, radius, sigma, matrix, divisor, offset, border, strategy, channels,
  * gray-edges and host-register may change while PLAYING and apply from the
- * next frame. An invalid value is refused with a warning on the bus and the
- * previous one stays; given before the element starts (as on a
- * gst-launch-1.0 command line), it makes the element fail to start with an
- * error naming the problem.
+ * next frame; the numeric ones, kernel, border and strategy can be driven
+ * by a GstController. A number outside its property's range (NaN included)
+ * is refused by GObject with its usual warning, and the previous value
+ * stays. What the element judges itself, a malformed matrix or weights too
+ * large for single-precision sums, is refused with a warning on the bus
+ * while it runs; given before it starts (as on a gst-launch-1.0 command
+ * line), it makes the element fail to start with an error naming the
+ * problem.
  *
  * An input buffer that does not hold a frame of the negotiated caps (too
  * short, or a video meta whose planes reach past the buffer's memory) is
@@ -65,8 +69,6 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-
-#include <math.h>
 
 #include "gstcudaconv.h"
 #include "cudaconv-presets.h"
@@ -115,18 +117,18 @@ enum {
  * frames at once */
 #define AUTO_ASYNC_DEPTH 3
 
+/* The numeric properties declare their real ranges, so that gst-inspect,
+ * GUI tools and a GstController's normal (not absolute) bindings see them;
+ * GObject refuses values outside them, NaN included, with its own warning
+ * and the previous value stays. */
 #define MAX_SIGMA 1000.0
+/* far beyond what 31x31 weights of a million each add up to */
+#define MAX_DIVISOR 1e9
 #define MAX_OFFSET 65535.0
 
 #define LIVE_PARAM_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
-/* The numeric properties declare the widest range and check the real one in
- * set_property, so that an out-of-range or NaN value (which GObject would
- * drop with a warning while the pipeline runs on) reaches the element and
- * makes it fail to start. LAX lets NaN through GObject's own check. Use
- * absolute GstDirectControlBindings to control them. */
-#define NUMBER_PARAM_FLAGS \
-  (LIVE_PARAM_FLAGS | GST_PARAM_CONTROLLABLE | G_PARAM_LAX_VALIDATION)
+#define CONTROLLABLE_PARAM_FLAGS (LIVE_PARAM_FLAGS | GST_PARAM_CONTROLLABLE)
 
 #define CUDACONV_FORMATS "{ GRAY8, GRAY16_LE, I420, YV12, Y42B, Y444, NV12, " \
   "NV21, AYUV, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR }"
@@ -257,7 +259,6 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
   const gchar *name = g_param_spec_get_name (pspec);
   CudaConvWeights matrix;
   GError *err = NULL;
-  gdouble d;
 
   switch (prop_id) {
     case PROP_BACKEND:
@@ -274,35 +275,6 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
       }
       break;
     }
-    case PROP_RADIUS:
-      if (g_value_get_int (value) < 1 || g_value_get_int (value) > CC_MAX_RADIUS) {
-        reject_setting (self, name, "%d is out of range (1 to %d)",
-            g_value_get_int (value), CC_MAX_RADIUS);
-        return;
-      }
-      break;
-    case PROP_SIGMA:
-    case PROP_DIVISOR:
-    case PROP_OFFSET:
-      d = g_value_get_double (value);
-      /* GObject clamps infinity to the declared range's end, the largest
-       * double, before the value gets here */
-      if (!isfinite (d) || fabs (d) == G_MAXDOUBLE) {
-        reject_setting (self, name, "%g is not a finite number",
-            fabs (d) == G_MAXDOUBLE ? d * INFINITY : d);
-        return;
-      }
-      if (prop_id == PROP_SIGMA && (d < 0.0 || d > MAX_SIGMA)) {
-        reject_setting (self, name, "%g is out of range (0 to %g)", d,
-            MAX_SIGMA);
-        return;
-      }
-      if (prop_id == PROP_OFFSET && fabs (d) > MAX_OFFSET) {
-        reject_setting (self, name, "%g is out of range (%g to %g)", d,
-            -MAX_OFFSET, MAX_OFFSET);
-        return;
-      }
-      break;
     case PROP_MATRIX:
       if (g_value_get_string (value)
           && !cudaconv_matrix_parse (g_value_get_string (value), &matrix,
@@ -1015,19 +987,19 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
   g_object_class_install_property (gobject_class, PROP_KERNEL,
       g_param_spec_enum ("kernel", "Kernel",
           "The filter: a preset or custom (the matrix property)",
-          GST_TYPE_CUDACONV_KERNEL, DEFAULT_PROP_KERNEL, LIVE_PARAM_FLAGS));
+          GST_TYPE_CUDACONV_KERNEL, DEFAULT_PROP_KERNEL,
+          CONTROLLABLE_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_RADIUS,
       g_param_spec_int ("radius", "Radius",
           "Filter width is 2*radius+1, for box, gaussian and sharpen; the "
           "3x3 presets (edge, sobel, sobel-x, sobel-y, emboss), identity and "
-          "custom ignore it. Valid: 1 to 15", G_MININT, G_MAXINT,
-          DEFAULT_PROP_RADIUS,
-          LIVE_PARAM_FLAGS | GST_PARAM_CONTROLLABLE));
+          "custom ignore it", 1, CC_MAX_RADIUS, DEFAULT_PROP_RADIUS,
+          CONTROLLABLE_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_SIGMA,
       g_param_spec_double ("sigma", "Sigma",
           "Standard deviation of gaussian and sharpen, in pixels; 0 derives it "
-          "from the radius as 0.3*(radius-1)+0.8. Valid: 0 to 1000",
-          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_PROP_SIGMA, NUMBER_PARAM_FLAGS));
+          "from the radius as 0.3*(radius-1)+0.8", 0.0, MAX_SIGMA,
+          DEFAULT_PROP_SIGMA, CONTROLLABLE_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_MATRIX,
       g_param_spec_string ("matrix", "Matrix",
           "Weights of kernel=custom: rows separated by ';', values by ',', "
@@ -1036,23 +1008,24 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
   g_object_class_install_property (gobject_class, PROP_DIVISOR,
       g_param_spec_double ("divisor", "Divisor",
           "The weighted sum is divided by this; 0 divides by the sum of the "
-          "weights, or by 1 when they sum to 0. Valid: any finite number",
-          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_PROP_DIVISOR,
-          NUMBER_PARAM_FLAGS));
+          "weights, or by 1 when they sum to 0. Refused when it makes the "
+          "weights too large for single-precision sums", -MAX_DIVISOR,
+          MAX_DIVISOR, DEFAULT_PROP_DIVISOR, CONTROLLABLE_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_OFFSET,
       g_param_spec_double ("offset", "Offset",
           "Added after dividing, in sample units (e.g. 128 shows signed "
-          "8-bit responses). Valid: -65535 to 65535", -G_MAXDOUBLE,
-          G_MAXDOUBLE, DEFAULT_PROP_OFFSET, NUMBER_PARAM_FLAGS));
+          "8-bit responses)", -MAX_OFFSET, MAX_OFFSET, DEFAULT_PROP_OFFSET,
+          CONTROLLABLE_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_BORDER,
       g_param_spec_enum ("border", "Border",
           "What the filter sees beyond the frame's edges",
-          GST_TYPE_CUDACONV_BORDER, DEFAULT_PROP_BORDER, LIVE_PARAM_FLAGS));
+          GST_TYPE_CUDACONV_BORDER, DEFAULT_PROP_BORDER,
+          CONTROLLABLE_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_STRATEGY,
       g_param_spec_enum ("strategy", "Strategy",
           "How a CUDA block stages its input (the CPU backend ignores it)",
           GST_TYPE_CUDACONV_STRATEGY, DEFAULT_PROP_STRATEGY,
-          LIVE_PARAM_FLAGS));
+          CONTROLLABLE_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_CHANNELS,
       g_param_spec_flags ("channels", "Channels",
           "Components to filter; the others are copied unchanged",

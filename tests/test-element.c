@@ -8,6 +8,8 @@
 #include <string.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/controller/gstinterpolationcontrolsource.h>
+#include <gst/controller/gstdirectcontrolbinding.h>
 #include <gst/video/video.h>
 #ifdef ELEMENT_CUDA
 #include <cuda_runtime_api.h>
@@ -293,20 +295,34 @@ GST_START_TEST (test_tiny_frames)
 GST_END_TEST;
 
 /* The gaussian preset matches exp(-(x^2+y^2)/(2 sigma^2)) computed here. */
+/* exp(-(x^2+y^2)/(2 sigma^2)) over |x|, |y| <= radius, computed here;
+ * sigma 0 is the documented 0.3*(radius-1)+0.8 */
+static void
+gaussian_matrix (TestMatrix * m, int radius, double sigma)
+{
+  const int side = 2 * radius + 1;
+  double sum = 0.0;
+
+  if (sigma == 0.0)
+    sigma = 0.3 * (radius - 1) + 0.8;
+  m->side = side;
+  m->offset = 0.0;
+  for (int i = 0; i < side; i++)
+    for (int j = 0; j < side; j++)
+      sum += m->w[i * side + j] = exp (-((i - radius) * (i - radius) +
+              (j - radius) * (j - radius)) / (2 * sigma * sigma));
+  m->divisor = sum;
+}
+
 GST_START_TEST (test_gaussian_preset)
 {
   GstHarness *h = harness_new ("video/x-raw,format=GRAY8,width=64,height=48,"
       "framerate=30/1");
   GstVideoInfo info;
   Pushed p;
-  TestMatrix m = { .side = 7 };
-  double sigma = 0.3 * (3 - 1) + 0.8, sum = 0;
+  TestMatrix m;
 
-  for (int i = 0; i < 7; i++)
-    for (int j = 0; j < 7; j++)
-      sum += m.w[i * 7 + j] = exp (-((i - 3) * (i - 3) + (j - 3) * (j - 3)) /
-          (2 * sigma * sigma));
-  m.divisor = sum;
+  gaussian_matrix (&m, 3, 0.0);
   g_object_set (h->element, "radius", 3, NULL);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
   push_frame (h, &info, NULL, &p);
@@ -710,20 +726,14 @@ expect_pipeline_error (const gchar * description, const gchar * mention)
   g_free (error_text);
 }
 
-/* Refused values end in one ERROR naming the property when the element
- * starts; nothing goes through g_warning (the check framework would fail
- * the test on one, as G_DEBUG=fatal-warnings aborts an application). */
+/* Values the element judges itself end in one ERROR naming the property
+ * when it starts; nothing goes through g_warning (the check framework would
+ * fail the test on one, as G_DEBUG=fatal-warnings aborts an application). */
 GST_START_TEST (test_bad_values_on_command_line)
 {
   static const gchar *cases[][2] = {
     {"kernel=custom matrix=\"1,2;3\"", "matrix"},
     {"matrix=\"1,2,3,4;1,2,3,4;1,2,3,4;1,2,3,4\"", "odd"},
-    {"sigma=nan", "sigma"},
-    {"radius=99", "radius"},
-    {"offset=-1e6", "offset"},
-    {"divisor=inf", "divisor"},
-    {"divisor=-inf", "divisor"},
-    {"divisor=nan", "divisor"},
     {"kernel=custom matrix=\"1,1,1;1,1,1;1,1,1\" divisor=1e-320", "divisor"},
     {"kernel=custom matrix=\"1e38,-1e38,0;0,0,0;0,0,0\"", "matrix"},
     /* custom without any matrix */
@@ -753,12 +763,10 @@ GST_START_TEST (test_bad_values_while_playing)
   gst_buffer_unref (gst_harness_push_and_pull (h, random_frame (&info)));
   g_object_set (h->element, "matrix", "1,x,1", NULL);
   expect_warning (bus, "matrix", "a malformed matrix");
-  g_object_set (h->element, "sigma", NAN, NULL);
-  expect_warning (bus, "sigma", "sigma=nan");
   g_object_set (h->element, "divisor", 1e-320, NULL);
   expect_warning (bus, "divisor", "divisor=1e-320");
-  g_object_set (h->element, "divisor", INFINITY, NULL);
-  expect_warning (bus, "divisor", "divisor=inf");
+  /* GObject's own range check, with its own warning */
+  ASSERT_WARNING (g_object_set (h->element, "sigma", NAN, NULL));
   /* the backend is fixed while the element runs */
   gst_util_set_object_arg (G_OBJECT (h->element), "backend",
       g_str_equal (BACKEND, "cpu") ? "cuda" : "cpu");
@@ -780,6 +788,40 @@ GST_START_TEST (test_bad_values_while_playing)
   gst_buffer_unref (gst_harness_push_and_pull (h, random_frame (&info)));
   fail_if (gst_bus_have_pending (bus), "a warning too many");
   g_free (matrix);
+  harness_teardown_with_bus (h, bus);
+}
+
+GST_END_TEST;
+
+/* Numbers outside a property's declared range are GObject's to refuse,
+ * with its usual warning: the previous value stays, and the stream runs. */
+GST_START_TEST (test_out_of_range_numbers)
+{
+  static const gchar *cases[][2] = {
+    {"radius", "0"}, {"radius", "16"}, {"radius", "99"},
+    {"sigma", "-1"}, {"sigma", "1000.5"}, {"sigma", "nan"},
+    {"divisor", "inf"}, {"divisor", "-inf"}, {"divisor", "nan"},
+    {"divisor", "2e9"}, {"offset", "-1e6"}, {"offset", "65536"},
+  };
+  GstHarness *h = harness_new ("video/x-raw,format=GRAY8,width=16,height=16,"
+      "framerate=30/1");
+  GstBus *bus = harness_bus (h);
+  GstVideoInfo info;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 16, 16);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GValue before = G_VALUE_INIT, after = G_VALUE_INIT;
+    g_object_get_property (G_OBJECT (h->element), cases[i][0], &before);
+    ASSERT_WARNING (gst_util_set_object_arg (G_OBJECT (h->element),
+            cases[i][0], cases[i][1]));
+    g_object_get_property (G_OBJECT (h->element), cases[i][0], &after);
+    fail_unless (gst_value_compare (&before, &after) == GST_VALUE_EQUAL,
+        "%s=%s changed the value", cases[i][0], cases[i][1]);
+    g_value_unset (&before);
+    g_value_unset (&after);
+  }
+  gst_buffer_unref (gst_harness_push_and_pull (h, random_frame (&info)));
+  fail_if (gst_bus_have_pending (bus), "the element reported them too");
   harness_teardown_with_bus (h, bus);
 }
 
@@ -1396,6 +1438,73 @@ GST_START_TEST (test_property_fuzz)
 
 GST_END_TEST;
 
+/* A GstController with normal (not absolute) direct bindings, which map
+ * 0..1 onto each property's declared range, animates sigma (0 to 3) and
+ * radius (1 to 15) over ten frames: at each timestamp both have the value
+ * the binding gives, the frame is the gaussian of those values, and
+ * nothing warns. */
+GST_START_TEST (test_controller_animation)
+{
+  GstHarness *h = harness_new ("video/x-raw,format=GRAY8,width=33,height=17,"
+      "framerate=30/1");
+  GstBus *bus = harness_bus (h);
+  GstControlSource *sigma_cs = gst_interpolation_control_source_new ();
+  GstControlSource *radius_cs = gst_interpolation_control_source_new ();
+  GstControlBinding *radius_binding;
+  const GstClockTime end = 9 * GST_SECOND / 30;
+  GstVideoInfo info;
+
+  g_object_set (sigma_cs, "mode", GST_INTERPOLATION_MODE_LINEAR, NULL);
+  g_object_set (radius_cs, "mode", GST_INTERPOLATION_MODE_LINEAR, NULL);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE
+      (sigma_cs), 0, 0.0);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE
+      (sigma_cs), end, 3.0 / 1000.0);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE
+      (radius_cs), 0, 0.0);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE
+      (radius_cs), end, 1.0);
+  gst_object_add_control_binding (GST_OBJECT (h->element),
+      gst_direct_control_binding_new (GST_OBJECT (h->element), "sigma",
+          sigma_cs));
+  radius_binding = gst_direct_control_binding_new (GST_OBJECT (h->element),
+      "radius", radius_cs);
+  gst_object_add_control_binding (GST_OBJECT (h->element), radius_binding);
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 33, 17);
+  for (gint k = 0; k < 10; k++) {
+    const GstClockTime ts = k * GST_SECOND / 30;
+    const double s = (double) ts / end;
+    GstBuffer *in = random_frame (&info), *out;
+    GValue want = G_VALUE_INIT;
+    gdouble sigma;
+    gint radius;
+    TestMatrix m;
+
+    GST_BUFFER_PTS (in) = ts;
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    g_object_get (h->element, "sigma", &sigma, "radius", &radius, NULL);
+    fail_unless (fabs (sigma - 3.0 * s) < 1e-9, "frame %d: sigma %g, "
+        "expected %g", k, sigma, 3.0 * s);
+    fail_unless (gst_control_binding_get_g_value_array (radius_binding, ts,
+            0, 1, &want));
+    fail_unless_equals_int (radius, g_value_get_int (&want));
+    fail_unless (fabs (radius - (1.0 + 14.0 * s)) < 1.0, "frame %d: radius "
+        "%d, expected about %g", k, radius, 1.0 + 14.0 * s);
+    g_value_unset (&want);
+    gaussian_matrix (&m, radius, sigma);
+    check_pushed_frame (&info, in, out, &m, "controlled gaussian");
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+  }
+  fail_if (gst_bus_have_pending (bus), "a message while animating");
+  gst_object_unref (sigma_cs);
+  gst_object_unref (radius_cs);
+  harness_teardown_with_bus (h, bus);
+}
+
+GST_END_TEST;
+
 #ifdef ELEMENT_CUDA
 GST_START_TEST (test_device_id_out_of_range)
 {
@@ -1432,6 +1541,8 @@ cudaconv_suite (void)
   tcase_add_test (tc, test_allocation_query);
   tcase_add_test (tc, test_bad_values_on_command_line);
   tcase_add_test (tc, test_bad_values_while_playing);
+  tcase_add_test (tc, test_out_of_range_numbers);
+  tcase_add_test (tc, test_controller_animation);
   tcase_add_test (tc, test_short_buffers);
   tcase_add_test (tc, test_short_buffer_huge_caps);
   tcase_add_test (tc, test_bad_video_metas);

@@ -41,8 +41,9 @@ check demo-report grep -q "frames/s" "$work/demo.log"
 refused_value_is_an_error() {
   local rc=0
   G_DEBUG=fatal-warnings gst-launch-1.0 videotestsrc num-buffers=2 ! \
-    cudaconv backend=cpu radius=99 ! fakesink >"$work/refused.log" 2>&1 || rc=$?
-  [ "$rc" = 255 ] && grep -q "invalid radius" "$work/refused.log"
+    cudaconv backend=cpu kernel=custom matrix="1,2;3" ! fakesink \
+    >"$work/refused.log" 2>&1 || rc=$?
+  [ "$rc" = 255 ] && grep -q "invalid matrix" "$work/refused.log"
 }
 check refused-value-fatal-warnings refused_value_is_an_error
 
