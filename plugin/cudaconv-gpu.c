@@ -5,6 +5,7 @@
  * registration cache has page-locked, are copied by DMA directly; others go
  * through the slot's pinned staging, because a copy from pageable memory is
  * both slower and blocking. */
+#include <dlfcn.h>
 #include <string.h>
 
 #include "cudaconv-gpu.h"
@@ -108,16 +109,36 @@ release_slots (CudaConvGpu * gpu)
   gpu->oldest = gpu->in_flight = 0;
 }
 
+/* The runtime says cudaErrorInsufficientDriver both for an old driver and
+ * for none at all; the driver's library tells them apart. */
+static gboolean
+driver_installed (void)
+{
+  void *driver = dlopen ("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+
+  if (driver)
+    dlclose (driver);
+  return driver != NULL;
+}
+
 CudaConvGpu *
 cudaconv_gpu_open (gint device_id, GError ** error)
 {
   CudaConvGpu *gpu = g_new0 (CudaConvGpu, 1);
   struct cudaDeviceProp prop;
+  cudaError_t status;
   int count = 0;
 
   gpu->filter_slot = -1;
   gpu->host_register = TRUE;
-  if (!CUDACONV_CHECK (cudaGetDeviceCount (&count), error))
+  status = cudaGetDeviceCount (&count);
+  if (status == cudaErrorInsufficientDriver && !driver_installed ()) {
+    (void) cudaGetLastError ();
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "no NVIDIA driver found (libcuda.so.1 cannot be loaded)");
+    goto failed;
+  }
+  if (!cudaconv_cuda_check (status, "cudaGetDeviceCount (&count)", error))
     goto failed;
   if (count == 0) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,

@@ -15,4 +15,4 @@ plugin_init (GstPlugin * plugin)
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudaconv,
     "2D convolution of video on NVIDIA GPUs, with a CPU fallback",
-    plugin_init, PACKAGE_VERSION, "LGPL", PACKAGE, "Unknown package origin")
+    plugin_init, PACKAGE_VERSION, "LGPL", GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

@@ -1,6 +1,6 @@
 /* cudaconv benchmark: per-plane kernel times and the element's frame rate.
  *
- *   cudaconv-bench [--kernels] [--element] [--live] [--frames N]
+ *   cudaconv-bench [--kernels] [--element] [--live] [--once] [--frames N]
  *                  [--size WxH] [--format F] [--props "kernel=gaussian"]
  *                  [--csv FILE]
  *
@@ -11,8 +11,11 @@
  * backend's times follow. Element (--element): frames per second end to end
  * with the input in cudaconv's pinned pool and in foreign buffers, against
  * the transfer floor and cudaupload ! cudadownload; the CPU backend against
- * gaussianblur. Live (--live): a live 1080p30 source through cudaconv. With
- * no section named, all run. --csv appends every number to a file for
+ * gaussianblur. Live (--live): a live 1080p30 source through cudaconv. Once
+ * (--once, not part of "all"): one line, the frame rate of cudaconv with
+ * --props as given (backend=auto unless they say) on --format frames of
+ * --size, as pipelines/demo.sh reports it. With no section named, all but
+ * --once run. --csv appends every number to a file for
  * tests/bench-report.py and tests/bench-plot.py. */
 #include <math.h>
 #include <stdio.h>
@@ -858,10 +861,26 @@ element_table (const char *format, const char *props, int frames,
   return 0;
 }
 
+/* cudaconv with props as given, one line */
+static int
+once_run (const char *format, const char *props, int frames, int w, int h)
+{
+  gchar *middle = g_strdup_printf ("cudaconv %s", props);
+  const double fps = pipeline_fps (middle, format, w, h, FEED_FOREIGN,
+      frames);
+
+  if (fps > 0)
+    printf ("%dx%d %s, %s: %.1f frames/s\n", w, h, format, middle, fps);
+  else
+    printf ("%dx%d %s, %s: did not run\n", w, h, format, middle);
+  g_free (middle);
+  return fps > 0 ? 0 : 1;
+}
+
 int
 main (int argc, char **argv)
 {
-  gboolean kernels = FALSE, element = FALSE, live = FALSE;
+  gboolean kernels = FALSE, element = FALSE, live = FALSE, once = FALSE;
   gint frames = 1000;
   gchar *size = NULL, *format = NULL, *props = NULL;
   gchar *csv_path = NULL;
@@ -871,6 +890,8 @@ main (int argc, char **argv)
     {"element", 0, 0, G_OPTION_ARG_NONE, &element, "Time the element", NULL},
     {"live", 0, 0, G_OPTION_ARG_NONE, &live,
         "Run a live 1080p30 source through cudaconv", NULL},
+    {"once", 0, 0, G_OPTION_ARG_NONE, &once,
+        "One line: cudaconv with --props on --format frames of --size", NULL},
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Frames per element run",
         "N"},
     {"size", 0, 0, G_OPTION_ARG_STRING, &size, "Only this frame size",
@@ -905,7 +926,7 @@ main (int argc, char **argv)
     fprintf (stderr, "cannot open %s\n", csv_path);
     return 2;
   }
-  if (!kernels && !element && !live)
+  if (!kernels && !element && !live && !once)
     kernels = element = live = TRUE;
   if (!format)
     format = g_strdup ("I420");
@@ -926,6 +947,9 @@ main (int argc, char **argv)
     printf ("\nLive:\n");
     status |= live_run ("cuda", 150);
   }
+  if (once)
+    status |= once_run (format, props, frames, only_w ? only_w : 1920,
+        only_w ? only_h : 1080);
   g_free (size);
   g_free (format);
   g_free (props);

@@ -3,10 +3,9 @@
 # they wrote. Called by meson with the build directory as $1.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=$1
+export CUDACONV_BUILD_DIR=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export GST_PLUGIN_PATH=$build/plugin
 export CUDACONV_SOURCE="videotestsrc num-buffers=20 pattern=ball ! video/x-raw,width=320,height=240"
 export CUDACONV_SINK="fakesink"
 failed=0 passed=0
@@ -34,6 +33,12 @@ check demo env CUDACONV_DEMO_NO_SETUP=1 CUDACONV_DEMO_OUT="$work/demo" CUDACONV_
   "$root/pipelines/demo.sh"
 check demo-images bash -c "[ -s '$work/demo/before.png' ] && [ -s '$work/demo/after.png' ] && ! cmp -s '$work/demo/before.png' '$work/demo/after.png'"
 check demo-report grep -q "frames/s" "$work/demo.log"
+check demo-backend grep -q "^cudaconv demo: backend: \(cuda\|cpu\) — ." "$work/demo.log"
+check demo-three-lines test "$(wc -l <"$work/demo.log")" = 3
+
+check gallery "$root/pipelines/gallery.sh" "$work/presets.png"
+# a PNG of 4 x 3 tiles of 320x180: width and height in its header
+check gallery-size bash -c "[ \"\$(od -An -tx1 -j16 -N8 '$work/presets.png' | tr -d ' ')\" = 000005000000021c ]"
 
 # a refused value on the command line ends in an ERROR (gst-launch-1.0
 # exits 255: the pipeline does not preroll), never in a g_warning, which
