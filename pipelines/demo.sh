@@ -29,7 +29,8 @@ mkdir -p "$out"
 
 # The element says on the bus which backend it took: an INFO naming the GPU,
 # or the WARNING that says why it fell back to the CPU.
-log=$out/demo-pipeline.log
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 # shellcheck disable=SC2086
 if ! gst-launch-1.0 videotestsrc num-buffers=1 pattern=pinwheel ! \
   video/x-raw,width=1280,height=720,format=I420 ! tee name=t \
