@@ -26,7 +26,17 @@ fi
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH
 fi
+# meson's and ninja's output goes to a log, shown only when the build fails
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 if [ ! -f "$build/build.ninja" ]; then
-  meson setup "$build" "$root" ${CUDACONV_MESON_ARGS:-}
+  note=""
+  command -v nvcc >/dev/null &&
+    note=" (the first build compiles the CUDA kernels: about 10 minutes on 2 cores)"
+  echo "cudaconv: building in $build$note" >&2
+  # shellcheck disable=SC2086
+  meson setup "$build" "$root" ${CUDACONV_MESON_ARGS:-} >"$log" 2>&1 ||
+    { cat "$log" >&2; exit 1; }
 fi
-meson compile -C "$build"
+meson compile -C "$build" >>"$log" 2>&1 ||
+  { tail -n 60 "$log" >&2; echo "cudaconv: the build failed" >&2; exit 1; }
