@@ -4,5 +4,6 @@
 set -eu
 . "$(dirname "$0")/common.sh"
 # shellcheck disable=SC2086
-exec gst-launch-1.0 -e $source ! videoconvert ! video/x-raw,format=I420 ! \
-  cudaconv kernel=sobel "$@" ! videoconvert ! $sink
+# cudaconv takes the raw formats webcams deliver (YUY2, UYVY, I420, NV12...)
+exec gst-launch-1.0 -e $source ! cudaconv kernel=sobel "$@" ! videoconvert ! \
+  $sink

@@ -55,6 +55,9 @@ cudaconv_plan_make (CudaConvPlan * plan, const GstVideoInfo * info,
   }
 }
 
+/* A row ends with the last byte of its last sample of any component: in
+ * YUY2 37 pixels wide that is V of the 19th pair, byte 75, one past the Y
+ * samples' 74 bytes. */
 gint
 cudaconv_plane_geometry (const GstVideoInfo * info, guint plane,
     gsize * row_bytes, gint * rows)
@@ -62,8 +65,15 @@ cudaconv_plane_geometry (const GstVideoInfo * info, guint plane,
   gint components[GST_VIDEO_MAX_COMPONENTS];
 
   gst_video_format_info_component (info->finfo, plane, components);
-  *row_bytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, components[0]) *
-      GST_VIDEO_INFO_COMP_PSTRIDE (info, components[0]);
+  *row_bytes = 0;
+  for (gint i = 0; i < GST_VIDEO_MAX_COMPONENTS && components[i] >= 0; i++) {
+    const gint c = components[i];
+    const gsize end = GST_VIDEO_INFO_COMP_POFFSET (info, c) +
+        (gsize) (GST_VIDEO_INFO_COMP_WIDTH (info, c) - 1) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, c) +
+        GST_ROUND_UP_8 (GST_VIDEO_INFO_COMP_DEPTH (info, c)) / 8;
+    *row_bytes = MAX (*row_bytes, end);
+  }
   *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, components[0]);
   return components[0];
 }

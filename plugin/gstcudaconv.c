@@ -53,10 +53,10 @@
  *
  * ## Example launch lines
  * |[
- * gst-launch-1.0 v4l2src ! videoconvert ! cudaconv kernel=gaussian radius=3 ! videoconvert ! autovideosink
+ * gst-launch-1.0 v4l2src ! cudaconv kernel=gaussian radius=3 ! videoconvert ! autovideosink
  * ]| Blurs a webcam picture with a 7x7 gaussian.
  * |[
- * gst-launch-1.0 v4l2src ! videoconvert ! cudaconv kernel=sobel ! videoconvert ! autovideosink
+ * gst-launch-1.0 v4l2src ! cudaconv kernel=sobel ! videoconvert ! autovideosink
  * ]| Shows the webcam's edges as a gray gradient-magnitude map.
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=100 ! cudaconv kernel=custom matrix="0,-1,0;-1,5,-1;0,-1,0" border=mirror ! videoconvert ! autovideosink
@@ -131,7 +131,8 @@ enum {
 #define CONTROLLABLE_PARAM_FLAGS (LIVE_PARAM_FLAGS | GST_PARAM_CONTROLLABLE)
 
 #define CUDACONV_FORMATS "{ GRAY8, GRAY16_LE, I420, YV12, Y42B, Y444, NV12, " \
-  "NV21, AYUV, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR }"
+  "NV21, AYUV, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR, " \
+  "YUY2, UYVY, YVYU, VYUY, NV16, NV61, NV24, Y41B, GBR, GBRA, RGBP, BGRP }"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,

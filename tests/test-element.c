@@ -28,7 +28,8 @@ static RefRng rng;
 static const gchar *all_formats[] = {
   "GRAY8", "GRAY16_LE", "I420", "YV12", "Y42B", "Y444", "NV12", "NV21",
   "AYUV", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR",
-  "RGB", "BGR"
+  "RGB", "BGR", "YUY2", "UYVY", "YVYU", "VYUY", "NV16", "NV61", "NV24",
+  "Y41B", "GBR", "GBRA", "RGBP", "BGRP"
 };
 
 typedef struct {
@@ -390,9 +391,9 @@ GST_START_TEST (test_caps_negotiation)
   gst_harness_teardown (h);
 
   /* a format the element does not take is refused at negotiation */
-  h = harness_new ("video/x-raw,format=YUY2,width=16,height=8,"
+  h = harness_new ("video/x-raw,format=v210,width=48,height=8,"
       "framerate=30/1");
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_YUY2, 16, 8);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_v210, 48, 8);
   fail_unless_equals_int (gst_harness_push (h, random_frame (&info)),
       GST_FLOW_NOT_NEGOTIATED);
   gst_harness_teardown (h);
