@@ -169,16 +169,20 @@ make_filter (const GstCudaConvSettings * s, CudaConvFilter * filter,
       error);
 }
 
-/* Whether settings make a filter the back ends can run; a custom kernel
- * still waiting for its matrix is judged when the element starts. */
+/* kernel=custom set before its matrix: allowed for now, judged when the
+ * element starts or, while it runs, at the next frame */
 static gboolean
-weights_fit (const GstCudaConvSettings * s, GError ** error)
+awaits_matrix (const GstCudaConvSettings * s)
 {
-  CudaConvFilter filter;
+  return s->kernel == GST_CUDACONV_KERNEL_CUSTOM && !s->have_matrix;
+}
 
-  if (s->kernel == GST_CUDACONV_KERNEL_CUSTOM && !s->have_matrix)
-    return TRUE;
-  return make_filter (s, &filter, error);
+static gboolean
+shapes_filter (guint prop_id)
+{
+  return prop_id == PROP_KERNEL || prop_id == PROP_RADIUS
+      || prop_id == PROP_SIGMA || prop_id == PROP_MATRIX
+      || prop_id == PROP_DIVISOR || prop_id == PROP_OFFSET;
 }
 
 /* Only the identity preset with no divisor or offset effect leaves every
@@ -259,6 +263,8 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
   GstCudaConvSettings next, *s = &next;
   const gchar *name = g_param_spec_get_name (pspec);
   CudaConvWeights matrix;
+  CudaConvFilter filter;
+  gboolean filter_valid = FALSE;
   GError *err = NULL;
 
   switch (prop_id) {
@@ -341,13 +347,21 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       return;
   }
-  /* checked with the other settings under the same lock: weights too large
-   * for the back ends' sums are refused like any other bad value */
-  if (!weights_fit (&next, &err)) {
-    GST_OBJECT_UNLOCK (self);
-    reject_setting (self, name, "%s", err->message);
-    g_error_free (err);
-    return;
+  /* The filter is made here, from the settings it belongs to and under the
+   * same lock: weights too large for the back ends' sums are refused like
+   * any other bad value, and the streaming thread only copies the result. */
+  if (shapes_filter (prop_id)) {
+    filter_valid = make_filter (&next, &filter, &err);
+    if (!filter_valid && !awaits_matrix (&next)) {
+      GST_OBJECT_UNLOCK (self);
+      reject_setting (self, name, "%s", err->message);
+      g_error_free (err);
+      return;
+    }
+    g_clear_error (&err);
+    self->settings_filter_valid = filter_valid;
+    if (filter_valid)
+      self->settings_filter = filter;
   }
   self->settings = next;
   if (prop_id == PROP_MATRIX) {
@@ -430,17 +444,22 @@ gst_cudaconv_start (GstBaseTransform * trans)
   GstCudaConvSettings s;
   gchar *rejected;
   guint cookie;
+  gboolean filter_valid;
   GError *err = NULL;
 
   GST_OBJECT_LOCK (self);
   s = self->settings;
   cookie = self->settings_cookie;
   rejected = g_strdup (self->rejected_setting);
+  filter_valid = self->settings_filter_valid;
+  if (filter_valid)
+    self->filter = self->settings_filter;
   GST_OBJECT_UNLOCK (self);
 
   if (rejected)
     goto rejected_setting;
-  if (!make_filter (&s, &self->filter, &err))
+  /* only kernel=custom without a matrix gets here: make_filter says so */
+  if (!filter_valid && !make_filter (&s, &self->filter, &err))
     goto bad_filter;
   self->filter_cookie = cookie;
   self->n_threads = (gint) g_get_num_processors ();
@@ -674,28 +693,33 @@ frame_settings (GstCudaConv * self, GstCudaConvSettings * s,
     CudaConvPlan * plan)
 {
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  gboolean changed, filter_valid;
   guint cookie;
   GError *err = NULL;
 
   GST_OBJECT_LOCK (self);
   *s = self->settings;
   cookie = self->settings_cookie;
+  changed = cookie != self->filter_cookie;
+  filter_valid = self->settings_filter_valid;
+  if (changed && filter_valid)
+    self->filter = self->settings_filter;
   GST_OBJECT_UNLOCK (self);
 
-  if (cookie != self->filter_cookie) {
-    CudaConvFilter next;
-    if (make_filter (s, &next, &err)) {
-      self->filter = next;
-      if (s->strategy == GST_CUDACONV_STRATEGY_SEPARABLE && !next.separable
-          && self->active_backend == GST_CUDACONV_BACKEND_CUDA)
-        GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
-            ("strategy=separable, but this filter is not separable; using "
-                "tiled-halo"), (NULL));
-    } else {
-      /* e.g. kernel=custom set while PLAYING before any matrix */
-      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s", err->message),
-          ("the previous filter stays in effect"));
+  if (changed) {
+    if (!filter_valid) {
+      /* kernel=custom set while PLAYING before any matrix */
+      CudaConvFilter none;
+      if (!make_filter (s, &none, &err))
+        GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s", err->message),
+            ("the previous filter stays in effect"));
       g_clear_error (&err);
+    } else if (s->strategy == GST_CUDACONV_STRATEGY_SEPARABLE
+        && !self->filter.separable
+        && self->active_backend == GST_CUDACONV_BACKEND_CUDA) {
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+          ("strategy=separable, but this filter is not separable; using "
+              "tiled-halo"), (NULL));
     }
     self->filter_cookie = cookie;
   }
@@ -1115,6 +1139,7 @@ gst_cudaconv_init (GstCudaConv * self)
   s->async_depth = DEFAULT_PROP_ASYNC_DEPTH;
   s->host_register = DEFAULT_PROP_HOST_REGISTER;
   self->settings_cookie = 1;
+  self->settings_filter_valid = make_filter (s, &self->settings_filter, NULL);
   self->active_backend = GST_CUDACONV_BACKEND_CPU;
   g_mutex_init (&self->passthrough_lock);
 }

@@ -40,6 +40,10 @@ struct _GstCudaConv {
 
   /* protected by the object lock */
   GstCudaConvSettings settings;
+  /* the filter the settings make, built in set_property; not valid while
+   * kernel=custom waits for its matrix */
+  CudaConvFilter settings_filter;
+  gboolean settings_filter_valid;
   gchar *matrix_text;
   guint settings_cookie;        /* bumped by every change to the filter */
   const gchar *rejected_property;       /* static pspec name */
