@@ -142,36 +142,42 @@ round_u8 (uint8_t * restrict p, const float *restrict v, float offset, int w,
     p[(size_t) x * ps] = (uint8_t) rounded_sample (v[x], offset, 255.0f);
 }
 
+/* 16-bit samples saturate to the channel's depth and keep their padding
+ * bits clear (max and kept, cudaconv-kernel-types.h) */
 static inline __attribute__((always_inline)) void
 round_u16 (uint16_t * restrict p, const float *restrict v, float offset,
-    int w, int ps)
+    int w, int ps, float max, unsigned kept)
 {
   for (int x = 0; x < w; x++)
-    p[(size_t) x * ps] = (uint16_t) rounded_sample (v[x], offset, 65535.0f);
+    p[(size_t) x * ps] = (uint16_t) (rounded_sample (v[x], offset, max) &
+        kept);
 }
 
 static inline __attribute__((always_inline)) void
-round_samples (char *row, CcSampleType sample, const float *restrict v,
+round_samples (const CcChannel * c, char *row, const float *restrict v,
     float offset, int w, int ps)
 {
-  if (sample == CC_SAMPLE_U8)
+  if (c->sample == CC_SAMPLE_U8)
     round_u8 ((uint8_t *) row, v, offset, w, ps);
   else
-    round_u16 ((uint16_t *) row, v, offset, w, ps);
+    round_u16 ((uint16_t *) row, v, offset, w, ps,
+        (float) cc_channel_max_raw (c), cc_channel_kept_bits (c));
 }
 
+/* offset: the raw offset (cc_channel_raw_offset) */
 HOT_LOOP static void
 store_row (const CcChannel * c, int y, const float *restrict v, float offset)
 {
   char *row = (char *) c->data + (size_t) y * c->pitch;
   const int ps = c->pixel_stride, w = c->width;
   if (ps == 1)
-    round_samples (row, c->sample, v, offset, w, 1);
+    round_samples (c, row, v, offset, w, 1);
   else if (ps == 4)
-    round_samples (row, c->sample, v, offset, w, 4);
+    round_samples (c, row, v, offset, w, 4);
   else
-    round_samples (row, c->sample, v, offset, w, ps);
+    round_samples (c, row, v, offset, w, ps);
 }
+
 
 static void
 convolve_band (void *data, int band)
@@ -183,6 +189,7 @@ convolve_band (void *data, int band)
   const int padded_w = w + 2 * r;
   const int magnitude = f->response == CC_RESPONSE_MAGNITUDE;
   const int separable = cc_filter_is_separable (f);
+  const float raw_offset = cc_channel_raw_offset (job->dst, f->offset);
   const int y_begin = (int) ((long long) h * band / job->n_bands);
   const int y_end = (int) ((long long) h * (band + 1) / job->n_bands);
   /* ring[k] holds logical source row (y + k - r) of the current y, or NULL
@@ -235,7 +242,7 @@ convolve_band (void *data, int band)
         for (int x = 0; x < w; x++)
           acc_a[x] = sqrtf (acc_a[x] * acc_a[x] + acc_b[x] * acc_b[x]);
     }
-    store_row (job->dst, y, acc_a, f->offset);
+    store_row (job->dst, y, acc_a, raw_offset);
     /* shift the ring: row k + 1 becomes row k */
     for (int k = 0; k + 1 < side; k++)
       ring[k] = ring[k + 1];
@@ -248,6 +255,7 @@ channel_valid (const CcChannel * c)
 {
   return c && c->data && c->width > 0 && c->height > 0 && c->pixel_stride > 0
       && (c->sample == CC_SAMPLE_U8 || c->sample == CC_SAMPLE_U16)
+      && cc_channel_bits_valid (c)
       && c->pitch >= (size_t) ((c->width - 1) * c->pixel_stride + 1) *
       (size_t) c->sample;
 }
@@ -258,7 +266,9 @@ cc_cpu_convolve (const CcChannel * src, const CcChannel * dst,
 {
   if (!channel_valid (src) || !channel_valid (dst) || !filter || !filter->taps
       || src->width != dst->width || src->height != dst->height
-      || src->sample != dst->sample || (unsigned) border > CC_BORDER_WRAP
+      || src->sample != dst->sample
+      || cc_channel_depth (src) != cc_channel_depth (dst)
+      || src->shift != dst->shift || (unsigned) border > CC_BORDER_WRAP
       || filter->radius < 0 || filter->radius > CC_MAX_RADIUS
       || (filter->response != CC_RESPONSE_LINEAR
           && filter->response != CC_RESPONSE_MAGNITUDE)
@@ -287,8 +297,8 @@ cc_cpu_fill (const CcChannel * dst, unsigned value)
 {
   if (!channel_valid (dst))
     return EINVAL;
-  const unsigned max = dst->sample == CC_SAMPLE_U8 ? 255 : 65535;
-  const unsigned v = value > max ? max : value;
+  const unsigned max = cc_channel_max_raw (dst);
+  const unsigned v = (value > max ? max : value) & cc_channel_kept_bits (dst);
   for (int y = 0; y < dst->height; y++) {
     char *row = (char *) dst->data + (size_t) y * dst->pitch;
     for (int x = 0; x < dst->width; x++) {

@@ -64,6 +64,7 @@ channel_valid (const CcChannel * c)
 {
   return c && c->data && c->width > 0 && c->height > 0 && c->pixel_stride > 0
       && (c->sample == CC_SAMPLE_U8 || c->sample == CC_SAMPLE_U16)
+      && cc_channel_bits_valid (c)
       && c->pitch >= (size_t) ((c->width - 1) * c->pixel_stride + 1) *
       (size_t) c->sample;
 }
@@ -71,8 +72,9 @@ channel_valid (const CcChannel * c)
 static ChannelArgs
 channel_args (const CcChannel * c)
 {
+  const unsigned max = cc_channel_max_raw (c), kept = cc_channel_kept_bits (c);
   ChannelArgs a = { (char *) c->data, c->pitch, c->pixel_stride, c->width,
-    c->height
+    c->height, max | max << 16, kept | kept << 16
   };
   return a;
 }
@@ -459,7 +461,7 @@ convolve (const CcChannel * src, const CcChannel * dst, int slot,
   l.src = channel_args (src);
   l.dst = channel_args (dst);
   l.slot = slot;
-  l.offset = filter.offset;
+  l.offset = cc_channel_raw_offset (dst, filter.offset);
   l.border = border;
   l.strategy = strategy;
   l.magnitude = filter.response == CC_RESPONSE_MAGNITUDE;
@@ -484,7 +486,9 @@ convolve_args_valid (const CcChannel * src, const CcChannel * dst,
       NS_TILE_H) : 0;
   return channel_valid (src) && channel_valid (dst) && tiles <= INT_MAX
       && src->width == dst->width && src->height == dst->height
-      && src->sample == dst->sample && (unsigned) border <= CC_BORDER_WRAP;
+      && src->sample == dst->sample
+      && cc_channel_depth (src) == cc_channel_depth (dst)
+      && src->shift == dst->shift && (unsigned) border <= CC_BORDER_WRAP;
 }
 
 static bool

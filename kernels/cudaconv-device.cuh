@@ -35,12 +35,26 @@ template <> struct SampleTraits <uint16_t> {
   static constexpr float max = 65535.0f;
 };
 
+/* max_pair and kept_pair hold the channel's largest raw sample and the
+ * bits a stored sample keeps (cc_channel_max_raw, cc_channel_kept_bits) in
+ * both halves of a word, so that one min and one and limit two 16-bit
+ * samples to a depth of 10 or 12 bits; for 8-bit and full 16-bit channels
+ * they change nothing. */
 struct ChannelArgs {
   char *data;
   size_t pitch;
   int pixel_stride;
   int width, height;
+  unsigned max_pair, kept_pair;
 };
+
+/* Two rounded 16-bit samples, saturated already to 16 bits, within the
+ * channel's depth */
+__device__ __forceinline__ unsigned
+limit_pair (unsigned two, const ChannelArgs & c)
+{
+  return __vminu2 (two, c.max_pair) & c.kept_pair;
+}
 
 /* Integer samples become floats through 2^23: with the bits of 2^23 in
  * the exponent, a sample v < 2^23 in the mantissa reads as 2^23 + v, and
@@ -105,6 +119,8 @@ template < typename T > __device__ __forceinline__ void
 store_rounded (const ChannelArgs & c, int x, int y, unsigned bits)
 {
   T *row = (T *) (c.data + (size_t) y * c.pitch);
+  if (sizeof (T) == 2)
+    bits = limit_pair (bits, c);
   row[(size_t) x * c.pixel_stride] = (T) bits;
 }
 
@@ -125,8 +141,15 @@ pack_floor_saturated (uint8_t *, const float (&v)[4])
   return all;
 }
 
+/* 8-bit channels have the whole byte */
+__device__ __forceinline__ unsigned
+pack_floor_saturated (uint8_t *, const float (&v)[4], const ChannelArgs &)
+{
+  return pack_floor_saturated ((uint8_t *) nullptr, v);
+}
+
 __device__ __forceinline__ uint2
-pack_floor_saturated (uint16_t *, const float (&v)[4])
+pack_floor_saturated (uint16_t *, const float (&v)[4], const ChannelArgs & dst)
 {
   const int s0 = __float2int_rd (v[0]), s1 = __float2int_rd (v[1]);
   const int s2 = __float2int_rd (v[2]), s3 = __float2int_rd (v[3]);
@@ -134,6 +157,8 @@ pack_floor_saturated (uint16_t *, const float (&v)[4])
   /* d = sat(a) << 16 | sat(b) */
   asm ("cvt.pack.sat.u16.s32 %0, %1, %2;":"=r" (out.x):"r" (s1), "r" (s0));
   asm ("cvt.pack.sat.u16.s32 %0, %1, %2;":"=r" (out.y):"r" (s3), "r" (s2));
+  out.x = limit_pair (out.x, dst);
+  out.y = limit_pair (out.y, dst);
   return out;
 }
 

@@ -40,7 +40,15 @@ typedef enum {
 
 /* One channel of one plane. Sample (x, y) lives at
  * (char *) data + y * pitch + x * pixel_stride * sample_bytes, so interleaved
- * channels (NV12's UV, packed RGB) are addressed in their own sample grid. */
+ * channels (NV12's UV, packed RGB) are addressed in their own sample grid.
+ *
+ * A 16-bit sample may carry fewer significant bits: depth of them, above
+ * shift padding bits (10-bit video LSB-aligned is depth 10, shift 0; P010
+ * MSB-aligned is depth 10, shift 6). The value of a sample is then
+ * raw >> shift, at most 2^depth - 1; filters, offsets and rounding work on
+ * values, and stored samples keep their padding bits zero. Input padding
+ * bits must be zero, as those formats define them. depth 0 means every bit
+ * of the sample. */
 typedef struct {
   void *data;
   size_t pitch;                 /* bytes from one row to the next */
@@ -48,7 +56,47 @@ typedef struct {
   int height;
   int pixel_stride;             /* samples from one pixel to the next */
   CcSampleType sample;
+  int depth;                    /* significant bits, or 0: 8 * sample */
+  int shift;                    /* padding bits below them */
 } CcChannel;
+
+static inline int
+cc_channel_depth (const CcChannel * c)
+{
+  return c->depth > 0 ? c->depth : 8 * (int) c->sample;
+}
+
+static inline int
+cc_channel_bits_valid (const CcChannel * c)
+{
+  return c->depth >= 0 && c->depth <= 8 * (int) c->sample && c->shift >= 0
+      && c->shift <= 8 * (int) c->sample - cc_channel_depth (c);
+}
+
+/* The largest raw sample the channel stores: (2^depth - 1) << shift */
+static inline unsigned
+cc_channel_max_raw (const CcChannel * c)
+{
+  return ((1u << cc_channel_depth (c)) - 1u) << c->shift;
+}
+
+/* The raw bits a stored sample may have set: all but the padding below */
+static inline unsigned
+cc_channel_kept_bits (const CcChannel * c)
+{
+  return (0xffffu << c->shift) & (c->sample == CC_SAMPLE_U8 ? 0xffu : 0xffffu);
+}
+
+/* The back ends compute floor(sum of raw samples + offset + 0.5) and clear
+ * the padding bits; this is the offset that makes that the value rounded
+ * half up: the value offset in raw units, and half a value step less half
+ * a raw step. For shift 0 it is offset itself. */
+static inline float
+cc_channel_raw_offset (const CcChannel * c, float offset)
+{
+  const float step = (float) (1u << c->shift);
+  return offset * step + 0.5f * (step - 1.0f);
+}
 
 /* A filter ready to run: weights are already divided by the divisor, so
  * out = saturate(round(sum(taps * in) + offset)). For CC_RESPONSE_MAGNITUDE

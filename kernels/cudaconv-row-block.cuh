@@ -226,7 +226,7 @@ conv_row_block (ChannelArgs src, ChannelArgs dst, int slot, float offset,
 #pragma unroll
     for (int o = 0; o < RB_ROWS; o++, out += dst.pitch)
       *reinterpret_cast < QuadT * >(out) =
-          pack_floor_saturated ((T *) nullptr, a[o]);
+          pack_floor_saturated ((T *) nullptr, a[o], dst);
   } else {
     /* tiles on the plane's right or bottom edge, other layouts */
 #pragma unroll

@@ -599,10 +599,11 @@ conv_separable_mma_strip (ChannelArgs src, ChannelArgs dst, int slot,
           top[k] = fmaf (open[k & 1][k >> 1], bands.unscale, bias);
           bottom[k] = fmaf (open[k & 1][2 + (k >> 1)], bands.unscale, bias);
         }
-        typedef decltype (pack_floor_saturated ((T *) nullptr, top)) Packed;
-        const Packed top_packed = pack_floor_saturated ((T *) nullptr, top);
+        typedef decltype (pack_floor_saturated ((T *) nullptr, top, dst)) Packed;
+        const Packed top_packed = pack_floor_saturated ((T *) nullptr, top,
+            dst);
         const Packed bottom_packed = pack_floor_saturated ((T *) nullptr,
-            bottom);
+            bottom, dst);
         const int gx = MS_GROUP_W * (u - 1);
         if (rows_inside && x0 + gx + MS_GROUP_W <= dst.width) {
           *reinterpret_cast < Packed * >(out + gx * sizeof (T)) = top_packed;

@@ -284,7 +284,7 @@ sep_strip_rows_of (const ChannelArgs & src, const ChannelArgs & dst,
     }
     if (me.stores)
       *reinterpret_cast < QuadT * >(out) = pack_floor_saturated ((T *) nullptr,
-          v);
+          v, dst);
     out += dst.pitch;
   };
   /* the whole row pass of the column sums in ring slot s, through the row

@@ -121,7 +121,7 @@ vec_word (const VecT & v, int k)
 /* V floats, packed as they are stored */
 template < typename T, int V > __device__ __forceinline__
     typename StripShape < T, V >::VecT
-pack_lane (const float (&v)[V])
+pack_lane (const float (&v)[V], const ChannelArgs & dst)
 {
   typedef StripShape < T, V > L;
   typename L::VecT out;
@@ -129,7 +129,7 @@ pack_lane (const float (&v)[V])
 #pragma unroll
   for (int k = 0; k < L::V / 4; k++) {
     const float q[4] = { v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3] };
-    const auto packed = pack_floor_saturated ((T *) nullptr, q);
+    const auto packed = pack_floor_saturated ((T *) nullptr, q, dst);
     const unsigned *p = reinterpret_cast < const unsigned *>(&packed);
 #pragma unroll
     for (int n = 0; n < (int) sizeof (packed) / 4; n++)
@@ -509,7 +509,7 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
           v[q] += bias;
       }
       if (me.active)
-        *reinterpret_cast < VecT * >(out) = pack_lane < T, V > (v);
+        *reinterpret_cast < VecT * >(out) = pack_lane < T, V > (v, dst);
       out += dst.pitch;
     }
   }

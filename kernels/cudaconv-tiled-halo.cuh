@@ -110,7 +110,7 @@ store_row (const ChannelArgs & dst, int x, int y, const float (&v)[COLS],
         v[4 * q + 1] + offset + 0.5f, v[4 * q + 2] + offset + 0.5f,
         v[4 * q + 3] + offset + 0.5f
       };
-      quads[q] = pack_floor_saturated ((T *) nullptr, quad);
+      quads[q] = pack_floor_saturated ((T *) nullptr, quad, dst);
     }
     char *out = dst.data + (size_t) y * dst.pitch + (size_t) x * sizeof (T);
     if (((reinterpret_cast < uintptr_t > (out)) & 15) == 0) {

@@ -105,8 +105,9 @@ template < typename T > struct Plane {
     cudaMalloc (&d_in, pitch * h);
     cudaMalloc (&d_out, pitch * h);
     cudaMemcpy (d_in, in.data (), pitch * h, cudaMemcpyHostToDevice);
-    src = ChannelArgs { d_in, pitch, 1, w, h };
-    dst = ChannelArgs { d_out, pitch, 1, w, h };
+    /* whole 16-bit samples: nothing limits them */
+    src = ChannelArgs { d_in, pitch, 1, w, h, ~0u, ~0u };
+    dst = ChannelArgs { d_out, pitch, 1, w, h, ~0u, ~0u };
   }
   ~Plane () {
     cudaFree (d_in);

@@ -254,8 +254,8 @@ cuda_kernel_table (int only_w, int only_h)
       }
       cudaMemcpy2D (d_in, pitch, host, (size_t) w * bytes, (size_t) w * bytes,
           h, cudaMemcpyHostToDevice);
-      CcChannel in = { d_in, pitch, w, h, 1, (CcSampleType) bytes };
-      CcChannel out = { d_out, pitch, w, h, 1, (CcSampleType) bytes };
+      CcChannel in = { d_in, pitch, w, h, 1, (CcSampleType) bytes, 0, 0 };
+      CcChannel out = { d_out, pitch, w, h, 1, (CcSampleType) bytes, 0, 0 };
       const double copy_ms = time_copy (&in, &out);
       printf ("%4dx%-4d %4d   plane copy (read and write every sample once, "
           "16 bytes per thread): %.4f\n", w, h, 8 * bytes, copy_ms);
@@ -332,8 +332,8 @@ cpu_kernel_table (void)
       "clamp, median of 3, milliseconds\n%6s %12s\n", threads, "radius", "cpu");
   for (size_t r = 0; r < sizeof (radii) / sizeof (radii[0]); r++) {
     CcFilter f = { radii[r], CC_RESPONSE_LINEAR, 0.0f, taps, NULL, NULL };
-    CcChannel ci = { in, w, w, h, 1, CC_SAMPLE_U8 };
-    CcChannel co = { out, w, w, h, 1, CC_SAMPLE_U8 };
+    CcChannel ci = { in, w, w, h, 1, CC_SAMPLE_U8, 0, 0 };
+    CcChannel co = { out, w, w, h, 1, CC_SAMPLE_U8, 0, 0 };
     double t[3];
 
     normalised_filter (radii[r], taps);

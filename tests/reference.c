@@ -33,12 +33,20 @@ ref_border_index (int i, int n, RefBorder border)
   }
 }
 
+uint32_t
+ref_max_value (const RefImage * im)
+{
+  const int depth = im->depth > 0 ? im->depth : 8 * im->bytes;
+  return (uint32_t) ((1ul << depth) - 1);
+}
+
 static double
 sample_at (const RefImage * im, int x, int y)
 {
   const unsigned char *row = (const unsigned char *) im->data + y * im->pitch;
   size_t k = (size_t) x * im->pixel_stride;
-  return im->bytes == 1 ? row[k] : ((const uint16_t *) row)[k];
+  unsigned raw = im->bytes == 1 ? row[k] : ((const uint16_t *) row)[k];
+  return (raw >> im->shift) & ref_max_value (im);
 }
 
 typedef struct {
@@ -57,7 +65,7 @@ run_rows (void *p)
   Job *j = p;
   const RefImage *in = j->in;
   const int r = j->side / 2;
-  const double max = in->bytes == 1 ? 255.0 : 65535.0;
+  const double max = ref_max_value (in);
 
   /* column of each (x, tap) pair, so the inner loop does no border logic */
   int *cols = malloc (sizeof (int) * (size_t) in->width * j->side);

@@ -18,7 +18,13 @@ typedef struct {
   int width, height;
   int pixel_stride;             /* samples */
   int bytes;                    /* 1 or 2 */
+  /* a 16-bit sample's value is its bits shift .. shift + depth - 1
+   * (depth 0: all 8 * bytes of them) */
+  int depth, shift;
 } RefImage;
+
+/* The largest value of a sample of im. */
+uint32_t ref_max_value (const RefImage * im);
 
 /* out[y * width + x] = saturate(round(sum(w * in) / divisor + offset)), or
  * with magnitude, saturate(round(hypot(sum(w * in), sum(w2 * in)) / divisor

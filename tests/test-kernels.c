@@ -50,6 +50,7 @@ static int n_cases, n_failed;
 
 typedef struct {
   int width, height, pixel_stride, channel, bytes;
+  int depth, shift;             /* CcChannel's; 0, 0 for whole samples */
   size_t pitch;
   unsigned char *in, *out;      /* host, pitch * height bytes each */
 } Image;
@@ -71,6 +72,7 @@ image_init (Image * im, RefRng * rng, int width, int height, int bytes,
   im->bytes = bytes;
   im->pixel_stride = pixel_stride;
   im->channel = channel;
+  im->depth = im->shift = 0;
   /* row padding that nothing may write: 3 samples, which leaves rows
    * unaligned; up to the next 16 bytes and 16 more, which lets the kernels
    * move their windows and store their outputs as quads and 16-byte
@@ -86,6 +88,22 @@ image_init (Image * im, RefRng * rng, int width, int height, int bytes,
     im->in[k] = (unsigned char) ref_rng_u32 (rng);
 }
 
+/* Makes the 16-bit samples of im depth bits above shift zero bits, as
+ * 10- and 12-bit video holds them, and keeps them so. */
+static void
+image_set_bits (Image * im, int depth, int shift)
+{
+  const unsigned kept = ((1u << depth) - 1u) << shift;
+  im->depth = depth;
+  im->shift = shift;
+  for (size_t k = 0; k + 1 < im->pitch * im->height; k += 2) {
+    uint16_t v;
+    memcpy (&v, im->in + k, 2);
+    v &= kept;
+    memcpy (im->in + k, &v, 2);
+  }
+}
+
 static void
 image_clear (Image * im)
 {
@@ -98,7 +116,7 @@ channel_of (const Image * im, unsigned char *base)
 {
   CcChannel c = { base + (size_t) im->channel * im->bytes, im->pitch,
     im->width, im->height, im->pixel_stride,
-    im->bytes == 1 ? CC_SAMPLE_U8 : CC_SAMPLE_U16
+    im->bytes == 1 ? CC_SAMPLE_U8 : CC_SAMPLE_U16, im->depth, im->shift
   };
   return c;
 }
@@ -208,9 +226,20 @@ check_case (const char *what, const Image * im, const CcFilter * f,
     }
     for (int y = 0; y < im->height; y++) {
       for (int x = 0; x < im->width; x++) {
-        unsigned o = out_sample (im, x, y);
-        unsigned r = ref[(size_t) y * im->width + x];
-        if ((o > r ? o - r : r - o) > 1) {
+        const unsigned raw = out_sample (im, x, y);
+        const unsigned o = raw >> im->shift;
+        const unsigned r = ref[(size_t) y * im->width + x];
+        /* a 10-bit sample never exceeds 1023, and the bits below an
+         * MSB-aligned one stay zero: exactly, not within 1 */
+        if ((raw & ((1u << im->shift) - 1u)) != 0
+            || (im->depth && o > (1u << im->depth) - 1u)) {
+          if (!bad++) {
+            worst_x = x;
+            worst_y = y;
+            got = raw;
+            want = r << im->shift;
+          }
+        } else if ((o > r ? o - r : r - o) > 1) {
           if (!bad++) {
             worst_x = x;
             worst_y = y;
@@ -241,7 +270,7 @@ static RefImage
 ref_image (const Image * im)
 {
   RefImage r = { im->in + (size_t) im->channel * im->bytes, im->pitch,
-    im->width, im->height, im->pixel_stride, im->bytes
+    im->width, im->height, im->pixel_stride, im->bytes, im->depth, im->shift
   };
   return r;
 }
@@ -539,6 +568,95 @@ test_fill (RefRng * rng)
   }
 }
 
+/* 10- and 12-bit samples in 16 bits, LSB-aligned (I420_10LE) and
+ * MSB-aligned (P010, P012): every output within 1 of the reference in
+ * values, never above 2^depth - 1, padding bits zero; signed weights with
+ * an offset of half the range saturate at both ends. The sizes take every
+ * 16-bit kernel: 37x23 unaligned rows (sample by sample), 264x43 and
+ * 1032x90 (the strip and streaming kernels), 300x150 with quad rows (the
+ * tiles), 1920x1080 at the radii of the fast paths (not in quick runs);
+ * then P010's interleaved UV channel, a gradient magnitude and a fill. */
+static void
+test_depths (RefRng * rng)
+{
+  static const int bits[][2] = { {10, 0}, {12, 0}, {10, 6}, {12, 4} };
+  static const struct {
+    int width, height;
+    RowLayout layout;
+    int radii[7];
+  } planes[] = {
+    {37, 23, ROWS_UNALIGNED, {1, 2, 3, 7, 15, 0}},
+    {264, 43, ROWS_16_BYTES, {1, 2, 3, 5, 0}},
+    {300, 150, ROWS_QUADS, {1, 2, 3, 7, 15, 0}},
+    {1032, 90, ROWS_16_BYTES, {1, 2, 4, 5, 8, 0}},
+    {1920, 1080, ROWS_16_BYTES, {1, 2, 5, 0}},
+  };
+  const int quick = getenv ("CUDACONV_TEST_QUICK") != NULL;
+  static Filters filters;
+
+  for (size_t b = 0; b < sizeof (bits) / sizeof (bits[0]); b++) {
+    const int depth = bits[b][0], shift = bits[b][1];
+    const double max = (double) ((1u << depth) - 1u);
+
+    for (size_t p = 0; p < sizeof (planes) / sizeof (planes[0]); p++) {
+      Image im;
+      uint32_t *ref;
+      if (quick && planes[p].width * planes[p].height > 100000)
+        continue;
+      image_init (&im, rng, planes[p].width, planes[p].height, 2, 1, 0,
+          planes[p].layout);
+      image_set_bits (&im, depth, shift);
+      ref = malloc (sizeof (uint32_t) * im.width * im.height);
+      for (int ri = 0; planes[p].radii[ri] > 0; ri++) {
+        const int side = 2 * planes[p].radii[ri] + 1;
+        char what[160];
+        for (int kind = 0; kind < 2; kind++) {
+          const int signed_weights = (ri + kind) % 2;
+          (kind ? separable_filters : random_filters) (rng, side,
+              signed_weights, max, &filters);
+          snprintf (what, sizeof (what), "%d-bit << %d %dx%d radius %d %s "
+              "%s weights", depth, shift, im.width, im.height,
+              planes[p].radii[ri], kind ? "separable" : "2D",
+              signed_weights ? "signed" : "positive");
+          check_all_borders (what, &im, filters.w, NULL, side,
+              filters.divisor, filters.offset, &filters.f, ref);
+        }
+      }
+      free (ref);
+      image_clear (&im);
+    }
+    {
+      /* P010's UV plane: U and V interleaved, V filtered */
+      static const double sx[9] = { -1, 0, 1, -2, 0, 2, -1, 0, 1 };
+      static const double sy[9] = { -1, -2, -1, 0, 0, 0, 1, 2, 1 };
+      float taps[18];
+      CcFilter f;
+      Image im;
+      uint32_t *ref;
+      char what[160];
+
+      image_init (&im, rng, 45, 29, 2, 2, 1, ROWS_UNALIGNED);
+      image_set_bits (&im, depth, shift);
+      ref = malloc (sizeof (uint32_t) * im.width * im.height);
+      random_filters (rng, 5, 1, max, &filters);
+      snprintf (what, sizeof (what), "%d-bit << %d interleaved", depth, shift);
+      check_all_borders (what, &im, filters.w, NULL, 5, filters.divisor,
+          filters.offset, &filters.f, ref);
+      to_filter (sx, sy, 3, 1.0, 0.0, taps, &f);
+      snprintf (what, sizeof (what), "%d-bit << %d sobel magnitude", depth,
+          shift);
+      check_all_borders (what, &im, sx, sy, 3, 1.0, 0.0, &f, ref);
+      for (int k = 0; k < im.width * im.height; k++)
+        ref[k] = 1u << (depth - 1);
+      snprintf (what, sizeof (what), "%d-bit << %d fill", depth, shift);
+      check_case (what, &im, NULL, CC_BORDER_CLAMP, ref, 1,
+          (1u << (depth - 1)) << shift);
+      free (ref);
+      image_clear (&im);
+    }
+  }
+}
+
 /* Weights whose 2^24-fold overflows a float (|w| >= 2^104) cannot take
  * the strip kernels' scaled copy: an infinite weight times a zero sample
  * would make a NaN. Positive weights this large saturate every window
@@ -668,7 +786,7 @@ test_launch_order (RefRng * rng)
     e = cc_cuda_upload_filter (second, &f[1].f, 0);
 
   CcChannel a = { d[0], ORDER_WIDTH, ORDER_WIDTH, ORDER_HEIGHT, 1,
-    CC_SAMPLE_U8
+    CC_SAMPLE_U8, 0, 0
   };
   CcChannel b = a, c = a;
   b.data = d[1];
@@ -722,9 +840,10 @@ test_invalid_arguments (void)
 {
   unsigned char a[64], b[64];
   float taps[CC_MAX_TAPS] = { 1.0f };
-  CcChannel good = { a, 8, 8, 8, 1, CC_SAMPLE_U8 };
-  CcChannel out = { b, 8, 8, 8, 1, CC_SAMPLE_U8 };
+  CcChannel good = { a, 8, 8, 8, 1, CC_SAMPLE_U8, 0, 0 };
+  CcChannel out = { b, 8, 8, 8, 1, CC_SAMPLE_U8, 0, 0 };
   CcChannel null_data = good, narrow_pitch = good, other_size = out;
+  CcChannel deep = good, shifted = good, other_bits = out;
   CcFilter too_wide = { CC_MAX_RADIUS + 1, CC_RESPONSE_LINEAR, 0, taps,
     NULL, NULL
   };
@@ -735,6 +854,10 @@ test_invalid_arguments (void)
   null_data.data = NULL;
   narrow_pitch.pitch = 4;
   other_size.width = 7;
+  deep.depth = 9;               /* more bits than an 8-bit sample has */
+  shifted.depth = 6;
+  shifted.shift = 3;            /* 6 bits above 3 do not fit 8 */
+  other_bits.depth = 7;         /* src and dst of different depths */
 
 #ifdef KERNELS_CUDA
   unsigned char *d;
@@ -744,6 +867,8 @@ test_invalid_arguments (void)
   out.data = d + 64;
   narrow_pitch.data = d;
   other_size.data = d + 64;
+  deep.data = shifted.data = d;
+  other_bits.data = d + 64;
   /* the filter is checked when it is uploaded; a slot keeps its last good
    * upload */
 #define CONVOLVE(s, o, f, border) \
@@ -785,6 +910,12 @@ test_invalid_arguments (void)
           CC_BORDER_CLAMP));
   expect_rejected ("unknown border", CONVOLVE (&good, &out, &ok,
           (CcBorder) 9));
+  expect_rejected ("depth past the sample", CONVOLVE (&deep, &out, &ok,
+          CC_BORDER_CLAMP));
+  expect_rejected ("depth and shift past the sample", CONVOLVE (&shifted,
+          &out, &ok, CC_BORDER_CLAMP));
+  expect_rejected ("different depths", CONVOLVE (&good, &other_bits, &ok,
+          CC_BORDER_CLAMP));
 #ifdef KERNELS_CUDA
   cudaFree (d);
 #endif
@@ -811,6 +942,7 @@ main (void)
   test_interleaved (&rng);
   test_magnitude (&rng);
   test_fill (&rng);
+  test_depths (&rng);
   test_huge_weights (&rng);
 #ifdef KERNELS_CUDA
   test_launch_order (&rng);
