@@ -20,6 +20,9 @@ case $out in
   *.avi) mux="jpegenc ! avimux" ;;
   *) echo "$0: OUT must end in .y4m or .avi" >&2; exit 2 ;;
 esac
+# The first videoconvert passes through every format cudaconv takes (10-bit
+# decoder output included) and converts the rest; the second serves the
+# encoder.
 # shellcheck disable=SC2086
 exec gst-launch-1.0 -e filesrc location="$in" ! $demux ! videoconvert ! \
   cudaconv "$@" ! videoconvert ! $mux ! filesink location="$out"

@@ -9,7 +9,9 @@ cudaconv_cpu_process (const GstVideoInfo * info, const CudaConvPlan * plan,
     const CudaConvFilter * filter, CcBorder border, gint n_threads,
     GstVideoFrame * in, GstVideoFrame * out, GError ** error)
 {
-  const CcFilter view = cudaconv_filter_view (filter);
+  CcFilter view = cudaconv_filter_view (filter);
+
+  view.offset *= plan->offset_scale;
 
   for (guint p = 0; p < plan->n_planes; p++) {
     const CudaConvPlanePlan *pp = &plan->planes[p];
@@ -18,23 +20,21 @@ cudaconv_cpu_process (const GstVideoInfo * info, const CudaConvPlan * plan,
     gsize src_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
     gsize dst_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
 
-    if (!pp->process || pp->copy_first) {
-      if (!gst_video_frame_copy_plane (out, in, p)) {
-        g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
-            "could not copy plane %u", p);
-        return FALSE;
-      }
-    }
+    if (!pp->process || pp->copy_first)
+      cudaconv_plan_copy_plane (plan, p, out, in);
     for (gint i = 0; pp->process && i < pp->n_components; i++) {
       gint c = pp->components[i];
-      CcChannel s = cudaconv_plan_channel (info, c, src, src_pitch);
-      CcChannel d = cudaconv_plan_channel (info, c, dst, dst_pitch);
+      CcChannel s[CUDACONV_MAX_REGIONS], d[CUDACONV_MAX_REGIONS];
+      const guint n = cudaconv_plan_regions (plan, info, c, src, src_pitch, s);
       int rc = 0;
 
-      if (plan->action[c] == CUDACONV_ACTION_FILTER)
-        rc = cc_cpu_convolve (&s, &d, &view, border, n_threads);
-      else if (plan->action[c] == CUDACONV_ACTION_FILL)
-        rc = cc_cpu_fill (&d, plan->fill_value[c]);
+      cudaconv_plan_regions (plan, info, c, dst, dst_pitch, d);
+      for (guint k = 0; k < n && rc == 0; k++) {
+        if (plan->action[c] == CUDACONV_ACTION_FILTER)
+          rc = cc_cpu_convolve (&s[k], &d[k], &view, border, n_threads);
+        else if (plan->action[c] == CUDACONV_ACTION_FILL)
+          rc = cc_cpu_fill (&d[k], plan->fill_value[c]);
+      }
       if (rc != 0) {
         g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
             "CPU convolution of component %d failed: %s", c, g_strerror (rc));

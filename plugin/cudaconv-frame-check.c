@@ -14,7 +14,20 @@ check_before_map (const GstVideoInfo * info, GstBuffer * buffer,
     GError ** error)
 {
   const GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+  const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buffer);
   const gsize size = gst_buffer_get_size (buffer);
+
+  /* the picture is filtered inside the crop rectangle */
+  if (crop && (crop->width == 0 || crop->height == 0
+          || crop->x > (guint) GST_VIDEO_INFO_WIDTH (info) - crop->width
+          || crop->width > (guint) GST_VIDEO_INFO_WIDTH (info)
+          || crop->height > (guint) GST_VIDEO_INFO_HEIGHT (info)
+          || crop->y > (guint) GST_VIDEO_INFO_HEIGHT (info) - crop->height)) {
+    FRAME_ERROR (error, "the buffer's crop meta (%ux%u at %u,%u) does not lie "
+        "inside the %dx%d frame", crop->width, crop->height, crop->x, crop->y,
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info));
+    return FALSE;
+  }
 
   if (!meta) {
     if (size < GST_VIDEO_INFO_SIZE (info)) {

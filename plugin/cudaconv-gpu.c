@@ -249,6 +249,8 @@ cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
   release_slots (gpu);
   gpu->info = *info;
   gpu->n_tuned = 0;
+  /* the filter's offset is uploaded scaled to the format's depth */
+  gpu->uploaded_cookie = 0;
   /* only the plane geometry of the plan is used here */
   cudaconv_plan_make (&layout, info, 0, FALSE);
   gpu->n_planes = layout.n_planes;
@@ -392,30 +394,34 @@ run_plane_kernels (CudaConvGpu * gpu, FrameSlot * slot, guint p,
 
   for (gint i = 0; i < pp->n_components; i++) {
     gint c = pp->components[i];
-    CcChannel s = cudaconv_plan_channel (&gpu->info, c, dp->in, dp->in_pitch);
-    CcChannel d = cudaconv_plan_channel (&gpu->info, c, dp->out,
-        dp->out_pitch);
+    CcChannel s[CUDACONV_MAX_REGIONS], d[CUDACONV_MAX_REGIONS];
+    const guint n = cudaconv_plan_regions (plan, &gpu->info, c, dp->in,
+        dp->in_pitch, s);
 
-    if (plan->action[c] == CUDACONV_ACTION_FILTER) {
-      CcStrategy cs = explicit_strategy (strategy, filter->separable);
-      if (strategy == CUDACONV_GPU_AUTO
-          && !pick_strategy (gpu, slot, &s, &d, filter, border, &cs, error))
-        return FALSE;
-      if (s.width * s.height > *largest) {
-        *largest = s.width * s.height;
-        gpu->last_strategy = cs == CC_STRATEGY_SEPARABLE ?
-            CUDACONV_GPU_SEPARABLE : cs == CC_STRATEGY_CACHE_HALO ?
-            CUDACONV_GPU_CACHE_HALO : CUDACONV_GPU_TILED_HALO;
+    cudaconv_plan_regions (plan, &gpu->info, c, dp->out, dp->out_pitch, d);
+    for (guint k = 0; k < n; k++) {
+      if (plan->action[c] == CUDACONV_ACTION_FILTER) {
+        CcStrategy cs = explicit_strategy (strategy, filter->separable);
+        if (strategy == CUDACONV_GPU_AUTO
+            && !pick_strategy (gpu, slot, &s[k], &d[k], filter, border, &cs,
+                error))
+          return FALSE;
+        if (s[k].width * s[k].height > *largest) {
+          *largest = s[k].width * s[k].height;
+          gpu->last_strategy = cs == CC_STRATEGY_SEPARABLE ?
+              CUDACONV_GPU_SEPARABLE : cs == CC_STRATEGY_CACHE_HALO ?
+              CUDACONV_GPU_CACHE_HALO : CUDACONV_GPU_TILED_HALO;
+        }
+        /* the frame's input came by a copy, and the kernels before this
+         * one on the stream write other planes or other rows */
+        if (!CUDACONV_CHECK (cc_cuda_convolve (&s[k], &d[k], gpu->filter_slot,
+                    border, cs, slot->stream, CC_LAUNCH_SRC_READY), error))
+          return FALSE;
+      } else if (plan->action[c] == CUDACONV_ACTION_FILL) {
+        if (!CUDACONV_CHECK (cc_cuda_fill (&d[k], plan->fill_value[c],
+                    slot->stream), error))
+          return FALSE;
       }
-      /* the frame's input came by a copy, and the kernels before this one
-       * on the stream write other planes */
-      if (!CUDACONV_CHECK (cc_cuda_convolve (&s, &d, gpu->filter_slot, border,
-                  cs, slot->stream, CC_LAUNCH_SRC_READY), error))
-        return FALSE;
-    } else if (plan->action[c] == CUDACONV_ACTION_FILL) {
-      if (!CUDACONV_CHECK (cc_cuda_fill (&d, plan->fill_value[c],
-                  slot->stream), error))
-        return FALSE;
     }
   }
   return TRUE;
@@ -429,6 +435,8 @@ upload_filter (CudaConvGpu * gpu, FrameSlot * slot,
 {
   CcFilter view = cudaconv_filter_view (filter);
 
+  /* every frame of a configuration has the same depth */
+  view.offset *= slot->plan.offset_scale;
   for (guint k = 0; k < gpu->in_flight; k++) {
     FrameSlot *busy = &gpu->slots[(gpu->oldest + k) % gpu->depth];
     if (!CUDACONV_CHECK (cudaEventSynchronize (busy->done), error))
@@ -563,7 +571,7 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
   /* planes left as they are are copied while the GPU works */
   for (guint p = 0; p < plan->n_planes; p++)
     if (!plan->planes[p].process)
-      gst_video_frame_copy_plane (out, in, p);
+      cudaconv_plan_copy_plane (plan, p, out, in);
   return TRUE;
 }
 

@@ -21,9 +21,19 @@
  * where r is the filter's radius and the sum runs over the (2r+1)^2 weights.
  * Samples outside the frame come from the border policy. Planes are filtered
  * in their own sample grid: subsampled chroma at its own size, NV12's
- * interleaved U and V separately, packed RGB per channel. Alpha is copied
+ * interleaved U and V separately, packed 4:2:2 and packed RGB per channel.
+ * Samples of 10 to 16 bits are rounded in their own units and saturated to
+ * their depth (a 10-bit sample never exceeds 1023; MSB-aligned ones, as in
+ * P010, keep their padding bits zero); the offset is on the 8-bit scale and
+ * scaled to the depth. The pad templates list the formats in the order the
+ * element prefers them: 8-bit 4:2:0 and packed 4:2:2 first. Alpha is copied
  * unless the channels property names it. Edge presets on YUV formats produce
  * a gray edge map (neutral chroma) unless gray-edges=false.
+ *
+ * Interleaved interlaced frames are filtered field by field, each field a
+ * plane of its own. A GstVideoCropMeta stays on the frame; the picture inside
+ * its rectangle is filtered with the borders at the rectangle's edges and
+ * the rest is copied unchanged.
  *
  * On the GPU, frames of a non-live stream overlap: while one frame's
  * kernels run, the next one is copied in and the previous one copied out,
@@ -124,15 +134,24 @@ enum {
 #define MAX_SIGMA 1000.0
 /* far beyond what 31x31 weights of a million each add up to */
 #define MAX_DIVISOR 1e9
-#define MAX_OFFSET 65535.0
+/* the offset is on the 8-bit scale at every depth (cudaconv-plan.h):
+ * 256 lifts black past white in any format */
+#define MAX_OFFSET 256.0
 
 #define LIVE_PARAM_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
 #define CONTROLLABLE_PARAM_FLAGS (LIVE_PARAM_FLAGS | GST_PARAM_CONTROLLABLE)
 
-#define CUDACONV_FORMATS "{ GRAY8, GRAY16_LE, I420, YV12, Y42B, Y444, NV12, " \
-  "NV21, AYUV, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR, " \
-  "YUY2, UYVY, YVYU, VYUY, NV16, NV61, NV24, Y41B, GBR, GBRA, RGBP, BGRP }"
+/* In the order the element prefers them: what cameras and decoders deliver
+ * first (8-bit 4:2:0 and packed 4:2:2), then the other 8-bit layouts, then
+ * the deeper formats, where 10-bit 4:2:0 from hardware decoders leads. */
+#define CUDACONV_FORMATS "{ I420, NV12, YUY2, UYVY, YV12, NV21, YVYU, VYUY, " \
+  "Y42B, NV16, NV61, Y444, NV24, Y41B, AYUV, RGBA, BGRA, ARGB, ABGR, RGBx, " \
+  "BGRx, xRGB, xBGR, RGB, BGR, GBR, GBRA, RGBP, BGRP, GRAY8, " \
+  "P010_10LE, I420_10LE, P012_LE, I420_12LE, P016_LE, Y210, I422_10LE, " \
+  "I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, A420_10LE, A422_10LE, " \
+  "A444_10LE, AYUV64, ARGB64, GBR_10LE, GBR_12LE, GBRA_10LE, GBRA_12LE, " \
+  "GRAY16_LE }"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -576,6 +595,46 @@ configure_failed:
   }
 }
 
+/* A crop meta goes downstream as it came (the picture is filtered inside
+ * it), so upstream may send uncropped frames exactly when downstream
+ * takes them: a decoder's 1088-row frames then travel without a copy to
+ * 1080 rows. */
+static void
+propose_downstream_crop (GstQuery * decide_query, GstQuery * query)
+{
+  if (gst_query_find_allocation_meta (decide_query,
+          GST_VIDEO_CROP_META_API_TYPE, NULL)
+      && !gst_query_find_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE,
+          NULL))
+    gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
+}
+
+/* Downstream's crop meta support is kept in the decided allocation, to be
+ * proposed upstream; the rest as the base class decides. */
+static gboolean
+gst_cudaconv_filter_meta (GstBaseTransform * trans, GstQuery * query,
+    GType api, const GstStructure * params)
+{
+  GstBaseTransformClass *parent = GST_BASE_TRANSFORM_CLASS (parent_class);
+
+  if (api == GST_VIDEO_CROP_META_API_TYPE)
+    return TRUE;
+  return parent->filter_meta ? parent->filter_meta (trans, query, api, params)
+      : TRUE;
+}
+
+/* The crop meta stays with the frame; other metas as GstVideoFilter
+ * decides (those with no tags or the video tag only). */
+static gboolean
+gst_cudaconv_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
+    GstMeta * meta, GstBuffer * inbuf)
+{
+  if (meta->info->api == GST_VIDEO_CROP_META_API_TYPE)
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->transform_meta (trans,
+      outbuf, meta, inbuf);
+}
+
 static gboolean
 gst_cudaconv_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
@@ -586,9 +645,14 @@ gst_cudaconv_propose_allocation (GstBaseTransform * trans,
   GstCaps *caps;
   GstVideoInfo info;
 
-  if (!allocator || !decide_query || gst_base_transform_is_passthrough (trans))
-    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
-        decide_query, query);
+  if (!allocator || !decide_query || gst_base_transform_is_passthrough (trans)) {
+    if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+            decide_query, query))
+      return FALSE;
+    if (decide_query)
+      propose_downstream_crop (decide_query, query);
+    return TRUE;
+  }
 
   gst_query_parse_allocation (query, &caps, NULL);
   if (!caps || !gst_video_info_from_caps (&info, caps))
@@ -607,6 +671,7 @@ gst_cudaconv_propose_allocation (GstBaseTransform * trans,
   }
   gst_query_add_allocation_param (query, allocator, NULL);
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  propose_downstream_crop (decide_query, query);
   return TRUE;
 }
 
@@ -689,8 +754,8 @@ gpu_strategy (GstCudaConvStrategy strategy)
 
 /* Takes this frame's settings and rebuilds the filter when they changed. */
 static void
-frame_settings (GstCudaConv * self, GstCudaConvSettings * s,
-    CudaConvPlan * plan)
+frame_settings (GstCudaConv * self, GstBuffer * inbuf,
+    GstCudaConvSettings * s, CudaConvPlan * plan)
 {
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
   gboolean changed, filter_valid;
@@ -727,6 +792,7 @@ frame_settings (GstCudaConv * self, GstCudaConvSettings * s,
     cudaconv_gpu_set_host_register (self->gpu, s->host_register);
   cudaconv_plan_make (plan, &filter->in_info, s->channels, s->gray_edges
       && cudaconv_kernel_is_edge_map (s->kernel));
+  cudaconv_plan_set_frame (plan, &filter->in_info, inbuf);
 }
 
 /* One frame, finished before it returns. generate_output calls it with
@@ -742,7 +808,7 @@ gst_cudaconv_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
   gboolean ok;
   GError *err = NULL;
 
-  frame_settings (self, &s, &plan);
+  frame_settings (self, in->buffer, &s, &plan);
   if (self->active_backend == GST_CUDACONV_BACKEND_CUDA)
     ok = cudaconv_gpu_process (self->gpu, &plan, &self->filter,
         self->filter_cookie, (CcBorder) s.border, gpu_strategy (s.strategy),
@@ -909,7 +975,7 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
     gst_video_frame_unmap (&out_frame);
     return ret;
   }
-  frame_settings (self, &s, &plan);
+  frame_settings (self, in_frame.buffer, &s, &plan);
   if (!cudaconv_gpu_submit (self->gpu, &plan, &self->filter,
           self->filter_cookie, (CcBorder) s.border, gpu_strategy (s.strategy),
           &in_frame, &out_frame, &err))
@@ -1038,8 +1104,9 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
           MAX_DIVISOR, DEFAULT_PROP_DIVISOR, CONTROLLABLE_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_OFFSET,
       g_param_spec_double ("offset", "Offset",
-          "Added after dividing, in sample units (e.g. 128 shows signed "
-          "8-bit responses)", -MAX_OFFSET, MAX_OFFSET, DEFAULT_PROP_OFFSET,
+          "Added after dividing, on the 8-bit scale: deeper formats take it "
+          "times 2^(depth-8), so 128 is mid-level in every format and shows "
+          "signed responses (512 in 10-bit samples)", -MAX_OFFSET, MAX_OFFSET, DEFAULT_PROP_OFFSET,
           CONTROLLABLE_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_BORDER,
       g_param_spec_enum ("border", "Border",
@@ -1108,6 +1175,9 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
       GST_DEBUG_FUNCPTR (gst_cudaconv_generate_output);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cudaconv_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cudaconv_query);
+  trans_class->transform_meta =
+      GST_DEBUG_FUNCPTR (gst_cudaconv_transform_meta);
+  trans_class->filter_meta = GST_DEBUG_FUNCPTR (gst_cudaconv_filter_meta);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cudaconv_set_info);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_cudaconv_transform_frame);

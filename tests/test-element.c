@@ -29,7 +29,11 @@ static const gchar *all_formats[] = {
   "GRAY8", "GRAY16_LE", "I420", "YV12", "Y42B", "Y444", "NV12", "NV21",
   "AYUV", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR",
   "RGB", "BGR", "YUY2", "UYVY", "YVYU", "VYUY", "NV16", "NV61", "NV24",
-  "Y41B", "GBR", "GBRA", "RGBP", "BGRP"
+  "Y41B", "GBR", "GBRA", "RGBP", "BGRP",
+  "I420_10LE", "I420_12LE", "I422_10LE", "I422_12LE", "Y444_10LE",
+  "Y444_12LE", "Y444_16LE", "GBR_10LE", "GBR_12LE", "GBRA_10LE", "GBRA_12LE",
+  "A420_10LE", "A422_10LE", "A444_10LE", "P010_10LE", "P012_LE", "P016_LE",
+  "AYUV64", "ARGB64", "Y210"
 };
 
 typedef struct {
@@ -138,26 +142,74 @@ random_frame (const GstVideoInfo * info)
   return random_bytes (info->size);
 }
 
+/* Where component c's samples lie and which of their bits hold the value,
+ * from the format's definition. GStreamer's format table describes Y210
+ * and the P01x chroma for its unpack functions only (Y210's components all
+ * at byte 0 with 10 bits at the bottom, P01x's V at byte 1), so those are
+ * spelled out here: Y210 is Y0 U Y1 V in 16-bit words, 10 bits at the top;
+ * a P01x UV pair is two 16-bit words. */
 static RefImage
 component_image (GstVideoFrame * f, gint c)
 {
   const GstVideoInfo *info = &f->info;
-  gint bytes = GST_VIDEO_INFO_COMP_DEPTH (info, c) > 8 ? 2 : 1;
-  RefImage im = {
-    GST_VIDEO_FRAME_COMP_DATA (f, c),   /* pixel offset included */
-    GST_VIDEO_FRAME_COMP_STRIDE (f, c),
-    GST_VIDEO_FRAME_COMP_WIDTH (f, c), GST_VIDEO_FRAME_COMP_HEIGHT (f, c),
-    GST_VIDEO_FRAME_COMP_PSTRIDE (f, c) / bytes, bytes
-  };
-  return im;
+  gint depth = GST_VIDEO_INFO_COMP_DEPTH (info, c);
+  gint shift = info->finfo->shift[c];
+  gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
+  const guint8 *data = GST_VIDEO_FRAME_COMP_DATA (f, c);  /* pixel offset included */
+  gint bytes;
+
+  if (GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_Y210) {
+    static const gint offsets[3] = { 0, 2, 6 }, strides[3] = { 4, 8, 8 };
+    data = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (f, 0) + offsets[c];
+    pstride = strides[c];
+    shift = 6;
+  } else if ((GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_P010_10LE
+          || GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_P012_LE
+          || GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_P016_LE)
+      && c == 2) {
+    data = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (f, 1) + 2;
+  }
+  bytes = depth > 8 ? 2 : 1;
+  {
+    RefImage im = { data, GST_VIDEO_FRAME_COMP_STRIDE (f, c),
+      GST_VIDEO_FRAME_COMP_WIDTH (f, c), GST_VIDEO_FRAME_COMP_HEIGHT (f, c),
+      pstride / bytes, bytes, depth, shift
+    };
+    return im;
+  }
 }
 
+/* raw bits of a sample */
 static guint
 sample (const RefImage * im, gint x, gint y)
 {
   const guint8 *p = (const guint8 *) im->data + y * im->pitch +
       (gsize) x * im->pixel_stride * im->bytes;
   return im->bytes == 1 ? p[0] : GST_READ_UINT16_LE (p);
+}
+
+/* Clears the bits of every deeper-than-8-bit sample that are not its value
+ * (above a 10-bit LSB-aligned one, below an MSB-aligned one), as a decoder
+ * writes them. */
+static void
+make_well_formed (GstBuffer * buffer, const GstVideoInfo * info)
+{
+  GstVideoFrame f;
+
+  fail_unless (gst_video_frame_map (&f, info, buffer, GST_MAP_WRITE));
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    const RefImage im = component_image (&f, c);
+    const guint kept = ref_max_value (&im) << im.shift;
+    if (im.bytes == 1)
+      continue;
+    for (gint y = 0; y < im.height; y++)
+      for (gint x = 0; x < im.width; x++) {
+        guint8 *p = (guint8 *) im.data + y * im.pitch +
+            (gsize) x * im.pixel_stride * 2;
+        GST_WRITE_UINT16_LE (p, GST_READ_UINT16_LE (p) & kept);
+      }
+  }
+  gst_video_frame_unmap (&f);
 }
 
 typedef enum { EXPECT_FILTERED, EXPECT_COPY, EXPECT_FILL } Expect;
@@ -175,7 +227,12 @@ push_frame (GstHarness * h, const GstVideoInfo * info, GstBuffer * in,
     Pushed * p)
 {
   p->info = *info;
-  p->in = in ? gst_buffer_ref (in) : random_frame (info);
+  if (in) {
+    p->in = gst_buffer_ref (in);
+  } else {
+    p->in = random_frame (info);
+    make_well_formed (p->in, info);
+  }
   p->out = gst_harness_push_and_pull (h, gst_buffer_ref (p->in));
   fail_unless (p->out != NULL, "no output buffer");
   fail_unless (gst_video_frame_map (&p->fin, &p->info, p->in, GST_MAP_READ));
@@ -192,7 +249,10 @@ pushed_release (Pushed * p)
   gst_buffer_unref (p->out);
 }
 
-/* Compares component c of out with what was expected of it. */
+/* Compares component c of out with what was expected of it: filtered
+ * within 1 of the reference in values, never past the depth's largest
+ * value and with the padding bits clear; copies and fills exactly. The
+ * offset property is on the 8-bit scale: m->offset times 2^(depth - 8). */
 static void
 check_component (GstVideoFrame * in, GstVideoFrame * out, gint c,
     Expect expect, const TestMatrix * m, const double *w2, RefBorder border,
@@ -200,19 +260,27 @@ check_component (GstVideoFrame * in, GstVideoFrame * out, gint c,
 {
   RefImage src = component_image (in, c), dst = component_image (out, c);
   guint32 *ref = g_new (guint32, (gsize) src.width * src.height);
-  guint fill = 1u << (GST_VIDEO_INFO_COMP_DEPTH (&in->info, c) - 1);
+  const guint fill = 1u << (src.depth - 1) << src.shift;
+  const guint max = ref_max_value (&dst);
 
   if (expect == EXPECT_FILTERED)
-    ref_convolve (&src, m->w, w2, m->side, m->divisor, m->offset, border, ref);
+    ref_convolve (&src, m->w, w2, m->side, m->divisor,
+        ldexp (m->offset, src.depth - 8), border, ref);
   for (gint y = 0; y < src.height; y++) {
     for (gint x = 0; x < src.width; x++) {
-      guint got = sample (&dst, x, y);
-      guint want = expect == EXPECT_FILTERED ? ref[y * src.width + x] :
-          expect == EXPECT_FILL ? fill : sample (&src, x, y);
-      guint diff = got > want ? got - want : want - got;
-      if (diff > (expect == EXPECT_FILTERED ? 1u : 0u))
-        fail ("%s: component %d at %d,%d is %u, expected %u", what, c, x, y,
-            got, want);
+      const guint got = sample (&dst, x, y);
+      if (expect == EXPECT_FILTERED) {
+        const guint value = got >> dst.shift, want = ref[y * src.width + x];
+        const guint diff = value > want ? value - want : want - value;
+        if (diff > 1 || value > max || (got & ((1u << dst.shift) - 1)))
+          fail ("%s: component %d at %d,%d is %u (raw 0x%04x), expected %u",
+              what, c, x, y, value, got, want);
+      } else {
+        const guint want = expect == EXPECT_FILL ? fill : sample (&src, x, y);
+        if (got != want)
+          fail ("%s: component %d at %d,%d is 0x%x, expected 0x%x", what, c,
+              x, y, got, want);
+      }
     }
   }
   g_free (ref);
@@ -237,7 +305,7 @@ check_format (const gchar * format, gint width, gint height,
   gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "custom");
   gst_util_set_object_arg (G_OBJECT (h->element), "border",
       border_nicks[border]);
-  g_object_set (h->element, "matrix", m->text, NULL);
+  g_object_set (h->element, "matrix", m->text, "offset", m->offset, NULL);
   if (extra_props)
     gst_util_set_object_arg (G_OBJECT (h->element), "channels", extra_props);
   fail_unless (gst_video_info_from_caps (&info, parsed));
@@ -367,6 +435,362 @@ GST_START_TEST (test_gray_edges)
   pushed_release (&p);
   gst_buffer_unref (in);
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The offset is on the 8-bit scale at every depth; signed weights with
+ * offset 128 put the response around mid-level and saturate both ends. */
+GST_START_TEST (test_offset_follows_depth)
+{
+  static const gchar *formats[] = { "GRAY8", "GRAY16_LE", "I420_10LE",
+    "Y444_12LE", "P010_10LE", "P012_LE", "Y210", "AYUV64"
+  };
+  TestMatrix m;
+
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    matrix_random (&m, 3, TRUE);
+    m.offset = 128.0;
+    check_format (formats[f], 29, 13, &m, REF_BORDER_MIRROR, NULL);
+    g_free (m.text);
+  }
+}
+
+GST_END_TEST;
+
+/* Neutral chroma of an edge map is 2^(depth - 1), in the sample's own
+ * bits: 512 << 6 in P010. */
+GST_START_TEST (test_gray_edges_deep)
+{
+  static const double sx[9] = { -1, 0, 1, -2, 0, 2, -1, 0, 1 };
+  static const double sy[9] = { -1, -2, -1, 0, 0, 0, 1, 2, 1 };
+  static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_P010_10LE,
+    GST_VIDEO_FORMAT_I420_12LE, GST_VIDEO_FORMAT_Y210
+  };
+  TestMatrix m = {.side = 3 };
+
+  memcpy (m.w, sx, sizeof (sx));
+  m.divisor = 1.0;
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,"
+        "width=40,height=30,framerate=30/1",
+        gst_video_format_to_string (formats[f]));
+    GstHarness *h = harness_new (caps);
+    GstVideoInfo info;
+    Pushed p;
+
+    gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "sobel");
+    gst_video_info_set_format (&info, formats[f], 40, 30);
+    push_frame (h, &info, NULL, &p);
+    check_component (&p.fin, &p.fout, 0, EXPECT_FILTERED, &m, sy,
+        REF_BORDER_CLAMP, caps);
+    check_component (&p.fin, &p.fout, 1, EXPECT_FILL, NULL, NULL, 0, caps);
+    check_component (&p.fin, &p.fout, 2, EXPECT_FILL, NULL, NULL, 0, caps);
+    pushed_release (&p);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* The rows of one parity of component c (a field) as an image of its own */
+static RefImage
+field_image (GstVideoFrame * f, gint c, gint parity)
+{
+  RefImage im = component_image (f, c);
+  im.data = (const guint8 *) im.data + parity * im.pitch;
+  im.pitch *= 2;
+  im.height = (im.height - parity + 1) / 2;
+  return im;
+}
+
+/* Each field of every component against the reference, as a plane of its
+ * own with the border at the field's top and bottom. */
+static void
+check_fields (GstVideoFrame * in, GstVideoFrame * out, const TestMatrix * m,
+    const gchar * what)
+{
+  for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (in); c++) {
+    for (gint parity = 0; parity < 2; parity++) {
+      RefImage src = field_image (in, c, parity);
+      RefImage dst = field_image (out, c, parity);
+      guint32 *ref = g_new (guint32, (gsize) src.width * src.height);
+
+      ref_convolve (&src, m->w, NULL, m->side, m->divisor, 0.0,
+          REF_BORDER_CLAMP, ref);
+      for (gint y = 0; y < src.height; y++)
+        for (gint x = 0; x < src.width; x++) {
+          const guint got = sample (&dst, x, y) >> dst.shift;
+          const guint want = ref[y * src.width + x];
+          if ((got > want ? got - want : want - got) > 1)
+            fail ("%s: component %u field %d at %d,%d is %u, expected %u",
+                what, c, parity, x, y, got, want);
+        }
+      g_free (ref);
+    }
+  }
+}
+
+/* Interleaved fields are filtered field by field: rows of 0 and 200 in
+ * turn stay 0 and 200 under a box blur (progressive filtering would give
+ * 67 and 133); mixed streams do so on the frames flagged INTERLACED. */
+GST_START_TEST (test_interlaced_fields)
+{
+  static const struct {
+    const gchar *format;
+    GstVideoFormat f;
+  } formats[] = {
+    {"GRAY8", GST_VIDEO_FORMAT_GRAY8}, {"I420", GST_VIDEO_FORMAT_I420},
+    {"NV12", GST_VIDEO_FORMAT_NV12}, {"YUY2", GST_VIDEO_FORMAT_YUY2},
+    {"P010_10LE", GST_VIDEO_FORMAT_P010_10LE}
+  };
+  TestMatrix m;
+  GstVideoInfo info;
+  GstVideoFrame fin, fout;
+  GstBuffer *in, *out;
+  GstHarness *h;
+
+  /* stripes */
+  h = harness_new ("video/x-raw,format=GRAY8,width=32,height=16,"
+      "interlace-mode=interleaved,field-order=top-field-first,"
+      "framerate=30/1");
+  gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "box");
+  gst_video_info_set_interlaced_format (&info, GST_VIDEO_FORMAT_GRAY8,
+      GST_VIDEO_INTERLACE_MODE_INTERLEAVED, 32, 16);
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_video_frame_map (&fin, &info, in, GST_MAP_WRITE);
+  for (gint y = 0; y < 16; y++)
+    memset ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fin, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&fin, 0), y % 2 ? 200 : 0, 32);
+  gst_video_frame_unmap (&fin);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  gst_video_frame_map (&fout, &info, out, GST_MAP_READ);
+  for (gint y = 0; y < 16; y++)
+    for (gint x = 0; x < 32; x++)
+      fail_unless_equals_int (((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fout,
+                  0))[y * GST_VIDEO_FRAME_PLANE_STRIDE (&fout, 0) + x],
+          y % 2 ? 200 : 0);
+  gst_video_frame_unmap (&fout);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  /* mixed: the flag decides */
+  h = harness_new ("video/x-raw,format=GRAY8,width=32,height=16,"
+      "interlace-mode=mixed,framerate=30/1");
+  gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "box");
+  g_object_set (h->element, "radius", 1, NULL);
+  for (gint flagged = 0; flagged < 2; flagged++) {
+    GstBuffer *frame = gst_buffer_copy (in);
+    guint8 row1;
+    if (flagged)
+      GST_BUFFER_FLAG_SET (frame, GST_VIDEO_BUFFER_FLAG_INTERLACED);
+    out = gst_harness_push_and_pull (h, frame);
+    gst_video_frame_map (&fout, &info, out, GST_MAP_READ);
+    row1 = ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fout, 0))[5 +
+        GST_VIDEO_FRAME_PLANE_STRIDE (&fout, 0) * 5];
+    /* row 5 of 200 between rows of 0: (0 + 200 + 0) / 3 progressive */
+    fail_unless_equals_int (row1, flagged ? 200 : 67);
+    gst_video_frame_unmap (&fout);
+    gst_buffer_unref (out);
+  }
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+
+  /* random frames, fields against the reference, odd heights */
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,"
+        "width=38,height=27,interlace-mode=interleaved,framerate=30/1",
+        formats[f].format);
+    Pushed p;
+    h = harness_new (caps);
+    matrix_random (&m, 5, FALSE);
+    gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "custom");
+    g_object_set (h->element, "matrix", m.text, NULL);
+    gst_video_info_set_interlaced_format (&info, formats[f].f,
+        GST_VIDEO_INTERLACE_MODE_INTERLEAVED, 38, 27);
+    push_frame (h, &info, NULL, &p);
+    check_fields (&p.fin, &p.fout, &m, caps);
+    pushed_release (&p);
+    g_free (m.text);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* A frame with a crop meta: the meta goes on with the output, the
+ * picture is filtered with its borders at the crop rectangle's edges, and
+ * what lies outside (a decoder's rows below 1080 of 1088) leaves as it
+ * came, bleeding nothing into the picture. */
+static void
+check_crop (const gchar * format, gint width, gint height, gint cx, gint cy,
+    gint cw, gint ch)
+{
+  g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+      "height=%d,framerate=30/1", format, width, height);
+  GstHarness *h = harness_new (caps);
+  GstVideoInfo info;
+  GstVideoCropMeta *crop, *out_crop;
+  TestMatrix m;
+  Pushed p;
+  GstBuffer *in;
+
+  matrix_random (&m, 7, FALSE);
+  gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "custom");
+  g_object_set (h->element, "matrix", m.text, NULL);
+  gst_video_info_set_format (&info, gst_video_format_from_string (format),
+      width, height);
+  in = random_frame (&info);
+  make_well_formed (in, &info);
+  crop = gst_buffer_add_video_crop_meta (in);
+  crop->x = cx;
+  crop->y = cy;
+  crop->width = cw;
+  crop->height = ch;
+  push_frame (h, &info, in, &p);
+  out_crop = gst_buffer_get_video_crop_meta (p.out);
+  fail_unless (out_crop != NULL, "%s: the crop meta was dropped", caps);
+  fail_unless (out_crop->x == (guint) cx && out_crop->y == (guint) cy
+      && out_crop->width == (guint) cw && out_crop->height == (guint) ch);
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+    RefImage src = component_image (&p.fin, c);
+    RefImage dst = component_image (&p.fout, c);
+    const gint ws = GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, c);
+    const gint hs = GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, c);
+    /* the component's samples that cover the rectangle */
+    const gint x0 = cx >> ws, x1 = (cx + cw + (1 << ws) - 1) >> ws;
+    const gint y0 = cy >> hs, y1 = (cy + ch + (1 << hs) - 1) >> hs;
+    RefImage pic = src;
+
+    guint32 *ref = g_new (guint32, (gsize) (x1 - x0) * (y1 - y0));
+
+    pic.data = (const guint8 *) src.data + y0 * src.pitch +
+        (gsize) x0 * src.pixel_stride * src.bytes;
+    pic.width = x1 - x0;
+    pic.height = y1 - y0;
+    ref_convolve (&pic, m.w, NULL, m.side, m.divisor, 0.0, REF_BORDER_CLAMP,
+        ref);
+    /* alpha is copied unless channels says otherwise */
+    const gboolean alpha = GST_VIDEO_INFO_HAS_ALPHA (&info)
+        && c == GST_VIDEO_COMP_A;
+    for (gint y = 0; y < src.height; y++)
+      for (gint x = 0; x < src.width; x++) {
+        const guint got = sample (&dst, x, y);
+        if (!alpha && x >= x0 && x < x1 && y >= y0 && y < y1) {
+          const guint want = ref[(y - y0) * (x1 - x0) + x - x0];
+          const guint v = got >> dst.shift;
+          if ((v > want ? v - want : want - v) > 1)
+            fail ("%s crop %dx%d at %d,%d: component %u at %d,%d is %u, "
+                "expected %u", caps, cw, ch, cx, cy, c, x, y, v, want);
+        } else if (got != sample (&src, x, y)) {
+          fail ("%s crop %dx%d at %d,%d: component %u at %d,%d outside the "
+              "picture changed", caps, cw, ch, cx, cy, c, x, y);
+        }
+      }
+    g_free (ref);
+  }
+  pushed_release (&p);
+  gst_buffer_unref (in);
+  g_free (m.text);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_crop_meta)
+{
+  GstHarness *h;
+  GstBus *bus;
+  GstVideoInfo info;
+  GstBuffer *in;
+  GstVideoCropMeta *crop;
+
+  /* a decoder's 1088 rows, 1080 of them the picture (scaled down) */
+  check_crop ("I420", 64, 72, 0, 0, 64, 64);
+  check_crop ("NV12", 64, 72, 0, 0, 64, 64);
+  check_crop ("P010_10LE", 64, 72, 0, 0, 64, 64);
+  /* odd offsets and sizes cut subsampled chroma mid-sample */
+  check_crop ("I420", 61, 47, 5, 3, 41, 37);
+  check_crop ("YUY2", 61, 47, 3, 2, 40, 31);
+  check_crop ("RGBA", 40, 30, 7, 4, 20, 19);
+  check_crop ("Y444_10LE", 40, 30, 1, 1, 1, 1);
+
+  /* a crop rectangle outside the frame: the frame is dropped, with a
+   * warning that says why */
+  h = harness_new ("video/x-raw,format=GRAY8,width=32,height=16,"
+      "framerate=30/1");
+  bus = harness_bus (h);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 32, 16);
+  in = random_frame (&info);
+  crop = gst_buffer_add_video_crop_meta (in);
+  crop->x = 20;
+  crop->width = 20;
+  crop->height = 16;
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  expect_warning (bus, "crop meta", "crop outside the frame");
+  harness_teardown_with_bus (h, bus);
+}
+
+GST_END_TEST;
+
+/* Upstream may send uncropped frames exactly when downstream takes them. */
+GST_START_TEST (test_crop_allocation)
+{
+  const gchar *caps_str = "video/x-raw,format=I420,width=32,height=16,"
+      "framerate=30/1";
+  GstVideoInfo info;
+
+  for (gint downstream_crops = 0; downstream_crops < 2; downstream_crops++) {
+    GstElement *element = gst_element_factory_make ("cudaconv", NULL);
+    GstHarness *h;
+    GstCaps *caps = gst_caps_from_string (caps_str);
+    GstQuery *query = gst_query_new_allocation (caps, TRUE);
+
+    gst_util_set_object_arg (G_OBJECT (element), "backend", BACKEND);
+    h = gst_harness_new_with_element (element, "sink", "src");
+    gst_object_unref (element);
+    /* what downstream takes is asked when the caps arrive */
+    if (downstream_crops)
+      gst_harness_add_propose_allocation_meta (h,
+          GST_VIDEO_CROP_META_API_TYPE, NULL);
+    gst_harness_set_src_caps_str (h, caps_str);
+    gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "gaussian");
+    gst_video_info_from_caps (&info, caps);
+    gst_buffer_unref (gst_harness_push_and_pull (h, random_frame (&info)));
+    fail_unless (gst_pad_peer_query (h->srcpad, query));
+    fail_unless_equals_int (gst_query_find_allocation_meta (query,
+            GST_VIDEO_CROP_META_API_TYPE, NULL), downstream_crops);
+    gst_query_unref (query);
+    gst_caps_unref (caps);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* Every format passes with no converter, and the caps come out as they
+ * went in, fields the element does not touch included. */
+GST_START_TEST (test_caps_fields_kept)
+{
+  for (guint f = 0; f < G_N_ELEMENTS (all_formats); f++) {
+    g_autofree gchar *caps_str = g_strdup_printf ("video/x-raw,format=%s,"
+        "width=22,height=10,interlace-mode=interleaved,"
+        "field-order=bottom-field-first,colorimetry=bt709,"
+        "chroma-site=mpeg2,pixel-aspect-ratio=16/15,framerate=30000/1001",
+        all_formats[f]);
+    GstHarness *h = harness_new (caps_str);
+    GstCaps *sent = gst_caps_from_string (caps_str), *got;
+    GstVideoInfo info;
+
+    gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "gaussian");
+    gst_video_info_from_caps (&info, sent);
+    gst_buffer_unref (gst_harness_push_and_pull (h, random_frame (&info)));
+    got = gst_pad_get_current_caps (h->sinkpad);
+    fail_unless (gst_caps_is_equal (got, sent), "%s came out as %"
+        GST_PTR_FORMAT, caps_str, got);
+    gst_caps_unref (got);
+    gst_caps_unref (sent);
+    gst_harness_teardown (h);
+  }
 }
 
 GST_END_TEST;
@@ -1534,6 +1958,12 @@ cudaconv_suite (void)
   tcase_add_test (tc, test_gaussian_preset);
   tcase_add_test (tc, test_gray_edges);
   tcase_add_test (tc, test_caps_negotiation);
+  tcase_add_test (tc, test_offset_follows_depth);
+  tcase_add_test (tc, test_gray_edges_deep);
+  tcase_add_test (tc, test_interlaced_fields);
+  tcase_add_test (tc, test_crop_meta);
+  tcase_add_test (tc, test_crop_allocation);
+  tcase_add_test (tc, test_caps_fields_kept);
   tcase_add_test (tc, test_identity_passthrough);
   tcase_add_test (tc, test_property_change_mid_stream);
   tcase_add_test (tc, test_resolution_change);
