@@ -38,7 +38,8 @@ typedef struct {
 } Job;
 
 /* One row of samples to floats, every ps-th sample. Inlined with ps a
- * constant (1, and 4 for the packed 4-byte formats: AYUV, RGBA, BGRx...),
+ * constant (1; 2 for packed 4:2:2's Y, 3 for RGB, 4 for its U and V and the
+ * 4-byte formats: AYUV, RGBA, BGRx...),
  * these loops vectorise; with ps a variable they stay scalar. */
 static inline __attribute__((always_inline)) void
 widen_u8 (float *restrict out, const uint8_t * restrict p, int w, int ps)
@@ -74,12 +75,24 @@ widen_row (const CcChannel * c, int sy, int radius, CcBorder border,
   const int ps = c->pixel_stride, w = c->width;
   float *interior = padded + radius;
 
-  if (ps == 1)
-    widen_samples (interior, row, c->sample, w, 1);
-  else if (ps == 4)
-    widen_samples (interior, row, c->sample, w, 4);
-  else
-    widen_samples (interior, row, c->sample, w, ps);
+  /* the pixel strides of planar, packed 4:2:2, RGB and 4-byte formats */
+  switch (ps) {
+    case 1:
+      widen_samples (interior, row, c->sample, w, 1);
+      break;
+    case 2:
+      widen_samples (interior, row, c->sample, w, 2);
+      break;
+    case 3:
+      widen_samples (interior, row, c->sample, w, 3);
+      break;
+    case 4:
+      widen_samples (interior, row, c->sample, w, 4);
+      break;
+    default:
+      widen_samples (interior, row, c->sample, w, ps);
+      break;
+  }
   for (int k = 1; k <= radius; k++) {
     int left = cc_border_index (-k, w, border);
     int right = cc_border_index (w - 1 + k, w, border);
@@ -88,36 +101,83 @@ widen_row (const CcChannel * c, int sy, int radius, CcBorder border,
   }
 }
 
+/* Up to 4 taps per sweep over a row: each sweep loads the partial sums
+ * once for 4 multiply-adds instead of once per tap, which keeps the loops
+ * on the FMA units rather than on loads and stores. */
+#define TAPS_PER_SWEEP 4
+
+/* acc[x] += sum_k w[k] * p[k][x] for n = 1 .. TAPS_PER_SWEEP terms */
+static inline __attribute__((always_inline)) void
+sweep (float *restrict acc, const float *const *p, const float *w, int n,
+    int width)
+{
+  const float w0 = w[0], w1 = n > 1 ? w[1] : 0.0f;
+  const float w2 = n > 2 ? w[2] : 0.0f, w3 = n > 3 ? w[3] : 0.0f;
+  const float *restrict p0 = p[0];
+  const float *restrict p1 = n > 1 ? p[1] : p[0];
+  const float *restrict p2 = n > 2 ? p[2] : p[0];
+  const float *restrict p3 = n > 3 ? p[3] : p[0];
+
+  switch (n) {
+    case 1:
+      for (int x = 0; x < width; x++)
+        acc[x] += w0 * p0[x];
+      break;
+    case 2:
+      for (int x = 0; x < width; x++)
+        acc[x] += w0 * p0[x] + w1 * p1[x];
+      break;
+    case 3:
+      for (int x = 0; x < width; x++)
+        acc[x] += w0 * p0[x] + w1 * p1[x] + w2 * p2[x];
+      break;
+    default:
+      for (int x = 0; x < width; x++)
+        acc[x] += (w0 * p0[x] + w1 * p1[x]) + (w2 * p2[x] + w3 * p3[x]);
+      break;
+  }
+}
+
+/* acc[x] += sum_k w[k] * p[k][x] over n terms, zero weights dropped */
+static inline __attribute__((always_inline)) void
+sweep_all (float *restrict acc, const float *const *p, const float *w, int n,
+    int width)
+{
+  const float *live_p[CC_MAX_SIDE];
+  float live_w[CC_MAX_SIDE];
+  int live = 0;
+
+  for (int k = 0; k < n; k++) {
+    if (w[k] == 0.0f || !p[k])
+      continue;
+    live_p[live] = p[k];
+    live_w[live++] = w[k];
+  }
+  for (int k = 0; k < live; k += TAPS_PER_SWEEP)
+    sweep (acc, live_p + k, live_w + k,
+        live - k < TAPS_PER_SWEEP ? live - k : TAPS_PER_SWEEP, width);
+}
+
 /* acc[x] += sum_j taps[j] * in[x + j] */
 HOT_LOOP static void
 accumulate_row (float *restrict acc, const float *restrict in,
     const float *restrict taps, int side, int width)
 {
-  for (int j = 0; j < side; j++) {
-    const float w = taps[j];
-    if (w == 0.0f)
-      continue;
-    const float *restrict p = in + j;
-    for (int x = 0; x < width; x++)
-      acc[x] += w * p[x];
-  }
+  const float *p[CC_MAX_SIDE];
+
+  for (int j = 0; j < side; j++)
+    p[j] = in + j;
+  sweep_all (acc, p, taps, side, width);
 }
 
-/* out[x] = sum_i taps[i] * rows[i][x] */
+/* out[x] = sum_i taps[i] * rows[i][x] (rows[i] NULL: a zero ghost row) */
 HOT_LOOP static void
 combine_rows (float *restrict out, float *const *rows,
     const float *restrict taps, int side, int width)
 {
   for (int x = 0; x < width; x++)
     out[x] = 0.0f;
-  for (int i = 0; i < side; i++) {
-    const float w = taps[i];
-    const float *restrict p = rows[i];
-    if (w == 0.0f || !p)
-      continue;
-    for (int x = 0; x < width; x++)
-      out[x] += w * p[x];
-  }
+  sweep_all (out, (const float *const *) rows, taps, side, width);
 }
 
 /* floor (v + offset + 0.5) within [0, max]: rounds half up and saturates,
@@ -170,12 +230,23 @@ store_row (const CcChannel * c, int y, const float *restrict v, float offset)
 {
   char *row = (char *) c->data + (size_t) y * c->pitch;
   const int ps = c->pixel_stride, w = c->width;
-  if (ps == 1)
-    round_samples (c, row, v, offset, w, 1);
-  else if (ps == 4)
-    round_samples (c, row, v, offset, w, 4);
-  else
-    round_samples (c, row, v, offset, w, ps);
+  switch (ps) {
+    case 1:
+      round_samples (c, row, v, offset, w, 1);
+      break;
+    case 2:
+      round_samples (c, row, v, offset, w, 2);
+      break;
+    case 3:
+      round_samples (c, row, v, offset, w, 3);
+      break;
+    case 4:
+      round_samples (c, row, v, offset, w, 4);
+      break;
+    default:
+      round_samples (c, row, v, offset, w, ps);
+      break;
+  }
 }
 
 
