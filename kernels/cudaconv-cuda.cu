@@ -74,7 +74,8 @@ channel_args (const CcChannel * c)
 {
   const unsigned max = cc_channel_max_raw (c), kept = cc_channel_kept_bits (c);
   ChannelArgs a = { (char *) c->data, c->pitch, c->pixel_stride, c->width,
-    c->height, max | max << 16, kept | kept << 16
+    c->height, max | max << 16, kept | kept << 16,
+    c->sample == CC_SAMPLE_U16 && (max != 0xffffu || kept != 0xffffu)
   };
   return a;
 }

@@ -38,14 +38,16 @@ template <> struct SampleTraits <uint16_t> {
 /* max_pair and kept_pair hold the channel's largest raw sample and the
  * bits a stored sample keeps (cc_channel_max_raw, cc_channel_kept_bits) in
  * both halves of a word, so that one min and one and limit two 16-bit
- * samples to a depth of 10 or 12 bits; for 8-bit and full 16-bit channels
- * they change nothing. */
+ * samples to a depth of 10 or 12 bits; limited says whether they do, so
+ * that whole 16-bit samples skip them (a branch on a kernel argument, the
+ * same for every thread). */
 struct ChannelArgs {
   char *data;
   size_t pitch;
   int pixel_stride;
   int width, height;
   unsigned max_pair, kept_pair;
+  bool limited;
 };
 
 /* Two rounded 16-bit samples, saturated already to 16 bits, within the
@@ -53,7 +55,7 @@ struct ChannelArgs {
 __device__ __forceinline__ unsigned
 limit_pair (unsigned two, const ChannelArgs & c)
 {
-  return __vminu2 (two, c.max_pair) & c.kept_pair;
+  return c.limited ? __vminu2 (two, c.max_pair) & c.kept_pair : two;
 }
 
 /* Integer samples become floats through 2^23: with the bits of 2^23 in

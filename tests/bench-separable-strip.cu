@@ -106,8 +106,8 @@ template < typename T > struct Plane {
     cudaMalloc (&d_out, pitch * h);
     cudaMemcpy (d_in, in.data (), pitch * h, cudaMemcpyHostToDevice);
     /* whole 16-bit samples: nothing limits them */
-    src = ChannelArgs { d_in, pitch, 1, w, h, ~0u, ~0u };
-    dst = ChannelArgs { d_out, pitch, 1, w, h, ~0u, ~0u };
+    src = ChannelArgs { d_in, pitch, 1, w, h, ~0u, ~0u, false };
+    dst = ChannelArgs { d_out, pitch, 1, w, h, ~0u, ~0u, false };
   }
   ~Plane () {
     cudaFree (d_in);
