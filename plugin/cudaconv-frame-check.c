@@ -48,7 +48,7 @@ check_before_map (const GstVideoInfo * info, GstBuffer * buffer,
     return FALSE;
   }
   if (meta->width < (guint) GST_VIDEO_INFO_WIDTH (info)
-      || meta->height < (guint) GST_VIDEO_INFO_HEIGHT (info)) {
+      || meta->height < (guint) GST_VIDEO_INFO_FIELD_HEIGHT (info)) {
     FRAME_ERROR (error, "the buffer's video meta is %ux%u, smaller than the "
         "caps' %dx%d", meta->width, meta->height, GST_VIDEO_INFO_WIDTH (info),
         GST_VIDEO_INFO_HEIGHT (info));

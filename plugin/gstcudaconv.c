@@ -31,7 +31,8 @@
  * a gray edge map (neutral chroma) unless gray-edges=false.
  *
  * Interleaved interlaced frames are filtered field by field, each field a
- * plane of its own. A GstVideoCropMeta stays on the frame; the picture inside
+ * plane of its own; in interlace-mode=alternate (caps feature
+ * format:Interlaced) each buffer is one field, filtered as a frame. A GstVideoCropMeta stays on the frame; the picture inside
  * its rectangle is filtered with the borders at the rectangle's edges and
  * the rest is copied unchanged.
  *
@@ -153,13 +154,17 @@ enum {
   "A444_10LE, AYUV64, ARGB64, GBR_10LE, GBR_12LE, GBRA_10LE, GBRA_12LE, " \
   "GRAY16_LE }"
 
+/* System memory, then the same formats as single fields
+ * (interlace-mode=alternate), each buffer a field filtered as a frame */
+#define CUDACONV_CAPS GST_VIDEO_CAPS_MAKE (CUDACONV_FORMATS) "; " \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_FORMAT_INTERLACED, \
+      CUDACONV_FORMATS)
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (CUDACONV_FORMATS)));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CUDACONV_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (CUDACONV_FORMATS)));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CUDACONV_CAPS));
 
 #define gst_cudaconv_parent_class parent_class
 G_DEFINE_TYPE (GstCudaConv, gst_cudaconv, GST_TYPE_VIDEO_FILTER);

@@ -301,6 +301,7 @@ check_format (const gchar * format, gint width, gint height,
   GstCaps *parsed = gst_caps_from_string (caps);
   GstVideoInfo info;
   Pushed p;
+  guint channels;
 
   gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "custom");
   gst_util_set_object_arg (G_OBJECT (h->element), "border",
@@ -311,24 +312,30 @@ check_format (const gchar * format, gint width, gint height,
   fail_unless (gst_video_info_from_caps (&info, parsed));
   gst_caps_unref (parsed);
   push_frame (h, &info, NULL, &p);
+  /* the channels property's bits: 1, 2, 4 for the first three components,
+   * 8 for alpha (the element's documented flags) */
+  g_object_get (h->element, "channels", &channels, NULL);
   for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
     gboolean alpha = GST_VIDEO_INFO_HAS_ALPHA (&info) && c == GST_VIDEO_COMP_A;
-    Expect e = alpha && !extra_props ? EXPECT_COPY : EXPECT_FILTERED;
+    guint bit = alpha ? 8 : 1u << c;
+    Expect e = channels & bit ? EXPECT_FILTERED : EXPECT_COPY;
     check_component (&p.fin, &p.fout, c, e, m, NULL, border, what);
   }
   pushed_release (&p);
   gst_harness_teardown (h);
 }
 
+/* Every format at an odd size (subsampled chroma rounds up, packed 4:2:2
+ * ends mid-pair) under radius 1, 2, 3, 7 and 15, the borders in turn. */
 GST_START_TEST (test_every_format)
 {
+  static const int radii[] = { 1, 2, 3, 7, 15 };
   TestMatrix m;
 
   for (guint f = 0; f < G_N_ELEMENTS (all_formats); f++) {
-    for (gint border = 0; border < 4; border++) {
-      matrix_random (&m, border % 2 ? 5 : 3, border == 3);
-      /* odd sizes: subsampled chroma rounds up */
-      check_format (all_formats[f], 37, 23, &m, border, NULL);
+    for (guint k = 0; k < G_N_ELEMENTS (radii); k++) {
+      matrix_random (&m, 2 * radii[k] + 1, k % 2);
+      check_format (all_formats[f], 37, 23, &m, (RefBorder) (k % 4), NULL);
       g_free (m.text);
     }
   }
@@ -343,6 +350,13 @@ GST_START_TEST (test_alpha_selected)
   matrix_random (&m, 3, FALSE);
   check_format ("RGBA", 21, 9, &m, REF_BORDER_CLAMP, "r+g+b+a");
   check_format ("AYUV", 21, 9, &m, REF_BORDER_MIRROR, "y+u+v+a");
+  check_format ("A420_10LE", 21, 9, &m, REF_BORDER_WRAP, "y+u+v+a");
+  check_format ("GBRA_12LE", 21, 9, &m, REF_BORDER_ZERO, "r+g+b+a");
+  check_format ("AYUV64", 21, 9, &m, REF_BORDER_CLAMP, "y+u+v+a");
+  check_format ("ARGB64", 21, 9, &m, REF_BORDER_MIRROR, "r+g+b+a");
+  /* one channel of a packed plane alone: the others stay as they were */
+  check_format ("Y210", 21, 9, &m, REF_BORDER_CLAMP, "u");
+  check_format ("P010_10LE", 21, 9, &m, REF_BORDER_CLAMP, "v");
   g_free (m.text);
 }
 
@@ -614,6 +628,46 @@ GST_START_TEST (test_interlaced_fields)
     g_free (m.text);
     gst_harness_teardown (h);
   }
+}
+
+GST_END_TEST;
+
+/* interlace-mode=alternate: each buffer is one field (ROUND_UP_2 (27) / 2 =
+ * 14 rows of a 27-row frame), filtered as a frame of its own; the caps
+ * feature format:Interlaced passes through. */
+GST_START_TEST (test_alternate_fields)
+{
+  const gchar *caps_str = "video/x-raw(format:Interlaced),format=I420,"
+      "width=38,height=27,interlace-mode=alternate,framerate=30/1";
+  GstHarness *h = harness_new (caps_str);
+  GstCaps *caps = gst_caps_from_string (caps_str), *got;
+  GstVideoInfo info;
+  TestMatrix m;
+
+  matrix_random (&m, 5, FALSE);
+  gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "custom");
+  g_object_set (h->element, "matrix", m.text, NULL);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  for (gint field = 0; field < 2; field++) {
+    GstBuffer *in = random_frame (&info);
+    Pushed p;
+    GST_BUFFER_FLAG_SET (in, field ? GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD :
+        GST_VIDEO_BUFFER_FLAG_TOP_FIELD);
+    push_frame (h, &info, in, &p);
+    fail_unless_equals_int (GST_VIDEO_FRAME_COMP_HEIGHT (&p.fin, 0), 14);
+    for (guint c = 0; c < 3; c++)
+      check_component (&p.fin, &p.fout, c, EXPECT_FILTERED, &m, NULL,
+          REF_BORDER_CLAMP, caps_str);
+    pushed_release (&p);
+    gst_buffer_unref (in);
+  }
+  got = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_caps_is_equal (got, caps), "came out as %" GST_PTR_FORMAT,
+      got);
+  gst_caps_unref (got);
+  gst_caps_unref (caps);
+  g_free (m.text);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1961,6 +2015,7 @@ cudaconv_suite (void)
   tcase_add_test (tc, test_offset_follows_depth);
   tcase_add_test (tc, test_gray_edges_deep);
   tcase_add_test (tc, test_interlaced_fields);
+  tcase_add_test (tc, test_alternate_fields);
   tcase_add_test (tc, test_crop_meta);
   tcase_add_test (tc, test_crop_allocation);
   tcase_add_test (tc, test_caps_fields_kept);
