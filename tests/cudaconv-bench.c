@@ -1,6 +1,7 @@
 /* cudaconv benchmark: per-plane kernel times and the element's frame rate.
  *
- *   cudaconv-bench [--kernels] [--element] [--live] [--once] [--frames N]
+ *   cudaconv-bench [--kernels] [--element] [--live] [--once] [--cpu-peers]
+ *                  [--frames N]
  *                  [--size WxH] [--format F] [--props "kernel=gaussian"]
  *                  [--csv FILE]
  *
@@ -14,8 +15,9 @@
  * gaussianblur. Live (--live): a live 1080p30 source through cudaconv. Once
  * (--once, not part of "all"): one line, the frame rate of cudaconv with
  * --props as given (backend=auto unless they say) on --format frames of
- * --size, as pipelines/demo.sh reports it. With no section named, all but
- * --once run. --csv appends every number to a file for
+ * --size, as pipelines/demo.sh reports it. CPU peers (--cpu-peers, not
+ * part of "all"): the CPU backend against OpenCV's cvsmooth on 1080p RGB.
+ * With no section named, all but --once and --cpu-peers run. --csv appends every number to a file for
  * tests/bench-report.py and tests/bench-plot.py. */
 #include <math.h>
 #include <stdio.h>
@@ -861,6 +863,59 @@ element_table (const char *format, const char *props, int frames,
   return 0;
 }
 
+/* The CPU backend against OpenCV's cvsmooth (gstreamer1.0-opencv), which
+ * takes packed RGB only: a 7x7 gaussian, sigma 1.4 (the default of both at
+ * that size), 1920x1080, the two alternating, median of PEER_RUNS each;
+ * then the CPU backend on the other packed formats and on I420 and P010 at
+ * the same size. */
+#define PEER_RUNS 5
+static int
+cpu_peer_table (int frames)
+{
+  static const char *formats[] = { "BGR", "RGBx", "BGRA", "YUY2", "UYVY",
+    "I420", "P010_10LE"
+  };
+  const char *ours = "cudaconv backend=cpu kernel=gaussian radius=3";
+  const char *theirs = "cvsmooth type=gaussian kernel-width=7 "
+      "kernel-height=7";
+  double a[PEER_RUNS], b[PEER_RUNS];
+  int status = 0;
+  GstElementFactory *cv = gst_element_factory_find ("cvsmooth");
+
+  if (!cv) {
+    printf ("\ncvsmooth: not installed (gstreamer1.0-opencv); CPU peers "
+        "skipped\n");
+    return 0;
+  }
+  gst_object_unref (cv);
+  printf ("\nCPU backend against OpenCV cvsmooth, 1920x1080 RGB, 7x7 gaussian "
+      "sigma 1.4, frames/s, median of %d alternating runs of %d frames\n",
+      PEER_RUNS, frames);
+  for (int k = 0; k < PEER_RUNS; k++) {
+    a[k] = pipeline_fps (ours, "RGB", 1920, 1080, FEED_FOREIGN, frames);
+    b[k] = pipeline_fps (theirs, "RGB", 1920, 1080, FEED_FOREIGN, frames);
+  }
+  qsort (a, PEER_RUNS, sizeof (double), compare_doubles);
+  qsort (b, PEER_RUNS, sizeof (double), compare_doubles);
+  printf ("%-40s %9.1f frames/s\n%-40s %9.1f frames/s\n%-40s %9.2fx\n",
+      ours, a[PEER_RUNS / 2], theirs, b[PEER_RUNS / 2], "ratio",
+      b[PEER_RUNS / 2] > 0 ? a[PEER_RUNS / 2] / b[PEER_RUNS / 2] : -1.0);
+  csv_row ("cpu-vs-cvsmooth", 1920, 1080, 8, 3, "cudaconv-cpu",
+      a[PEER_RUNS / 2]);
+  csv_row ("cpu-vs-cvsmooth", 1920, 1080, 8, 3, "cvsmooth", b[PEER_RUNS / 2]);
+  if (a[PEER_RUNS / 2] <= 0 || b[PEER_RUNS / 2] <= 0)
+    status = 1;
+  for (size_t f = 0; f < G_N_ELEMENTS (formats); f++) {
+    for (int k = 0; k < 3; k++)
+      a[k] = pipeline_fps (ours, formats[f], 1920, 1080, FEED_FOREIGN,
+          frames);
+    qsort (a, 3, sizeof (double), compare_doubles);
+    printf ("%-40s %9.1f frames/s  (%s, median of 3)\n", ours, a[1],
+        formats[f]);
+  }
+  return status;
+}
+
 /* cudaconv with props as given, one line */
 static int
 once_run (const char *format, const char *props, int frames, int w, int h)
@@ -881,6 +936,7 @@ int
 main (int argc, char **argv)
 {
   gboolean kernels = FALSE, element = FALSE, live = FALSE, once = FALSE;
+  gboolean cpu_peers = FALSE;
   gint frames = 1000;
   gchar *size = NULL, *format = NULL, *props = NULL;
   gchar *csv_path = NULL;
@@ -892,6 +948,8 @@ main (int argc, char **argv)
         "Run a live 1080p30 source through cudaconv", NULL},
     {"once", 0, 0, G_OPTION_ARG_NONE, &once,
         "One line: cudaconv with --props on --format frames of --size", NULL},
+    {"cpu-peers", 0, 0, G_OPTION_ARG_NONE, &cpu_peers,
+        "The CPU backend against OpenCV's cvsmooth on 1080p RGB", NULL},
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Frames per element run",
         "N"},
     {"size", 0, 0, G_OPTION_ARG_STRING, &size, "Only this frame size",
@@ -926,7 +984,7 @@ main (int argc, char **argv)
     fprintf (stderr, "cannot open %s\n", csv_path);
     return 2;
   }
-  if (!kernels && !element && !live && !once)
+  if (!kernels && !element && !live && !once && !cpu_peers)
     kernels = element = live = TRUE;
   if (!format)
     format = g_strdup ("I420");
@@ -947,6 +1005,8 @@ main (int argc, char **argv)
     printf ("\nLive:\n");
     status |= live_run ("cuda", 150);
   }
+  if (cpu_peers)
+    status |= cpu_peer_table (MIN (frames, 120));
   if (once)
     status |= once_run (format, props, frames, only_w ? only_w : 1920,
         only_w ? only_h : 1080);
