@@ -15,7 +15,8 @@
 G_BEGIN_DECLS
 
 /* Maps buffer as a frame of info (the caps), or fails with a message that
- * says what is wrong: a buffer too short for the caps; a video meta of
+ * says what is wrong: a crop meta whose rectangle leaves the frame; a
+ * buffer too short for the caps; a video meta of
  * another format, plane count or a smaller size; a plane whose offset,
  * stride and rows reach past the memory it lies in; a stride that is not
  * positive or shorter than a row; 16-bit samples on odd bytes. A meta

@@ -111,6 +111,21 @@ cudaconv_plane_geometry (const GstVideoInfo * info, guint plane,
   gint components[GST_VIDEO_MAX_COMPONENTS];
 
   gst_video_format_info_component (info->finfo, plane, components);
+  *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, components[0]);
+  /* samples in 32-bit words: 6 pixels to 16 bytes in v210, one pixel to
+   * 4 in the others */
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+    case GST_VIDEO_FORMAT_v210:
+      *row_bytes = (gsize) (GST_VIDEO_INFO_WIDTH (info) + 5) / 6 * 16;
+      return components[0];
+    case GST_VIDEO_FORMAT_Y410:
+    case GST_VIDEO_FORMAT_RGB10A2_LE:
+    case GST_VIDEO_FORMAT_BGR10A2_LE:
+      *row_bytes = (gsize) GST_VIDEO_INFO_WIDTH (info) * 4;
+      return components[0];
+    default:
+      break;
+  }
   *row_bytes = 0;
   for (gint i = 0; i < GST_VIDEO_MAX_COMPONENTS && components[i] >= 0; i++) {
     const gint c = components[i];
@@ -120,7 +135,6 @@ cudaconv_plane_geometry (const GstVideoInfo * info, guint plane,
         GST_ROUND_UP_8 (l.depth + l.shift) / 8;
     *row_bytes = MAX (*row_bytes, end);
   }
-  *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, components[0]);
   return components[0];
 }
 

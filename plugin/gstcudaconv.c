@@ -26,7 +26,9 @@
  * their depth (a 10-bit sample never exceeds 1023; MSB-aligned ones, as in
  * P010, keep their padding bits zero); the offset is on the 8-bit scale and
  * scaled to the depth. The pad templates list the formats in the order the
- * element prefers them: 8-bit 4:2:0 and packed 4:2:2 first. Alpha is copied
+ * element prefers them: 8-bit 4:2:0 and packed 4:2:2 first. The
+ * word-packed 10-bit formats (v210, Y410, RGB10A2_LE, BGR10A2_LE) are
+ * filtered through a planar 16-bit copy, one frame at a time. Alpha is copied
  * unless the channels property names it. Edge presets on YUV formats produce
  * a gray edge map (neutral chroma) unless gray-edges=false.
  *
@@ -85,6 +87,7 @@
 #include "cudaconv-presets.h"
 #include "cudaconv-matrix.h"
 #include "cudaconv-plan.h"
+#include "cudaconv-word-packed.h"
 #include "cudaconv-cpu-backend.h"
 #include "cudaconv-frame-check.h"
 
@@ -152,7 +155,7 @@ enum {
   "P010_10LE, I420_10LE, P012_LE, I420_12LE, P016_LE, Y210, I422_10LE, " \
   "I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, A420_10LE, A422_10LE, " \
   "A444_10LE, AYUV64, ARGB64, GBR_10LE, GBR_12LE, GBRA_10LE, GBRA_12LE, " \
-  "GRAY16_LE }"
+  "v210, Y410, RGB10A2_LE, BGR10A2_LE, GRAY16_LE }"
 
 /* System memory, then the same formats as single fields
  * (interlace-mode=alternate), each buffer a field filtered as a frame */
@@ -540,11 +543,45 @@ no_cuda:
   }
 }
 
+static void
+release_work_frames (GstCudaConv * self)
+{
+  gst_clear_buffer (&self->work_in);
+  gst_clear_buffer (&self->work_out);
+  self->word_packed = FALSE;
+}
+
+/* The planar twin of a word-packed format and its two frames, allocated
+ * where the CUDA backend copies from by DMA when it runs. */
+static gboolean
+make_work_frames (GstCudaConv * self, const GstVideoInfo * info)
+{
+  const GstVideoFormat work =
+      cudaconv_word_packed_work_format (GST_VIDEO_INFO_FORMAT (info));
+  GstAllocator *allocator = self->gpu ?
+      cudaconv_gpu_get_allocator (self->gpu) : NULL;
+
+  release_work_frames (self);
+  self->work_info = *info;
+  if (work == GST_VIDEO_FORMAT_UNKNOWN)
+    return TRUE;
+  gst_video_info_set_interlaced_format (&self->work_info, work,
+      GST_VIDEO_INFO_INTERLACE_MODE (info), GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info));
+  self->work_in = gst_buffer_new_allocate (allocator,
+      GST_VIDEO_INFO_SIZE (&self->work_info), NULL);
+  self->work_out = gst_buffer_new_allocate (allocator,
+      GST_VIDEO_INFO_SIZE (&self->work_info), NULL);
+  self->word_packed = self->work_in && self->work_out;
+  return self->word_packed;
+}
+
 static gboolean
 gst_cudaconv_stop (GstBaseTransform * trans)
 {
   GstCudaConv *self = GST_CUDACONV (trans);
 
+  release_work_frames (self);
   cudaconv_gpu_close (self->gpu);
   self->gpu = NULL;
   GST_OBJECT_LOCK (self);
@@ -582,13 +619,23 @@ gst_cudaconv_set_info (GstVideoFilter * filter, GstCaps * incaps,
       self->live ? "live" : "non-live", self->depth);
   if (self->gpu)
     cudaconv_gpu_discard (self->gpu);
-  if (self->gpu && !cudaconv_gpu_configure (self->gpu, in_info, self->depth,
-          &err))
+  if (!make_work_frames (self, in_info))
+    goto no_work_frames;
+  if (self->gpu && !cudaconv_gpu_configure (self->gpu, &self->work_info,
+          self->depth, &err))
     goto configure_failed;
   update_passthrough (self);
   return TRUE;
 
   /* ERRORS */
+no_work_frames:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not allocate the %s frames that %s is filtered in",
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
+                (&self->work_info)), GST_VIDEO_INFO_NAME (in_info)), (NULL));
+    return FALSE;
+  }
 configure_failed:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
@@ -762,7 +809,6 @@ static void
 frame_settings (GstCudaConv * self, GstBuffer * inbuf,
     GstCudaConvSettings * s, CudaConvPlan * plan)
 {
-  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
   gboolean changed, filter_valid;
   guint cookie;
   GError *err = NULL;
@@ -795,31 +841,29 @@ frame_settings (GstCudaConv * self, GstBuffer * inbuf,
   }
   if (self->gpu)
     cudaconv_gpu_set_host_register (self->gpu, s->host_register);
-  cudaconv_plan_make (plan, &filter->in_info, s->channels, s->gray_edges
+  cudaconv_plan_make (plan, &self->work_info, s->channels, s->gray_edges
       && cudaconv_kernel_is_edge_map (s->kernel));
-  cudaconv_plan_set_frame (plan, &filter->in_info, inbuf);
+  cudaconv_plan_set_frame (plan, &self->work_info, inbuf);
 }
 
-/* One frame, finished before it returns. generate_output calls it with
- * frames it has checked; it stays GstVideoFilter's transform_frame, which
- * also keeps GstVideoFilter from treating the element as in-place. */
+/* One frame, finished before it returns: in and out are frames of
+ * work_info, inbuf the input buffer (its flags and crop meta). */
 static GstFlowReturn
-gst_cudaconv_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
+process_frames (GstCudaConv * self, GstBuffer * inbuf, GstVideoFrame * in,
     GstVideoFrame * out)
 {
-  GstCudaConv *self = GST_CUDACONV (filter);
   GstCudaConvSettings s;
   CudaConvPlan plan;
   gboolean ok;
   GError *err = NULL;
 
-  frame_settings (self, in->buffer, &s, &plan);
+  frame_settings (self, inbuf, &s, &plan);
   if (self->active_backend == GST_CUDACONV_BACKEND_CUDA)
     ok = cudaconv_gpu_process (self->gpu, &plan, &self->filter,
         self->filter_cookie, (CcBorder) s.border, gpu_strategy (s.strategy),
         in, out, &err);
   else
-    ok = cudaconv_cpu_process (&filter->in_info, &plan, &self->filter,
+    ok = cudaconv_cpu_process (&self->work_info, &plan, &self->filter,
         (CcBorder) s.border, self->n_threads, in, out, &err);
   if (!ok)
     goto process_failed;
@@ -836,10 +880,50 @@ process_failed:
   }
 }
 
+/* A word-packed frame: unpacked into work_in, filtered into work_out,
+ * packed into out. */
+static GstFlowReturn
+process_word_packed (GstCudaConv * self, GstVideoFrame * in,
+    GstVideoFrame * out)
+{
+  GstVideoFrame work_in, work_out;
+  GstFlowReturn ret;
+
+  if (!gst_video_frame_map (&work_in, &self->work_info, self->work_in,
+          GST_MAP_READWRITE))
+    return GST_FLOW_ERROR;
+  if (!gst_video_frame_map (&work_out, &self->work_info, self->work_out,
+          GST_MAP_READWRITE)) {
+    gst_video_frame_unmap (&work_in);
+    return GST_FLOW_ERROR;
+  }
+  cudaconv_word_packed_unpack (in, &work_in);
+  ret = process_frames (self, in->buffer, &work_in, &work_out);
+  if (ret == GST_FLOW_OK)
+    cudaconv_word_packed_pack (&work_out, out);
+  gst_video_frame_unmap (&work_in);
+  gst_video_frame_unmap (&work_out);
+  return ret;
+}
+
+/* One frame, finished before it returns. generate_output calls it with
+ * frames it has checked; it stays GstVideoFilter's transform_frame, which
+ * also keeps GstVideoFilter from treating the element as in-place. */
+static GstFlowReturn
+gst_cudaconv_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
+    GstVideoFrame * out)
+{
+  GstCudaConv *self = GST_CUDACONV (filter);
+
+  if (self->word_packed)
+    return process_word_packed (self, in, out);
+  return process_frames (self, in->buffer, in, out);
+}
+
 static gboolean
 overlapping (GstCudaConv * self)
 {
-  return self->gpu && self->depth > 1
+  return self->gpu && self->depth > 1 && !self->word_packed
       && !gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (self));
 }
 
@@ -952,8 +1036,9 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
         outbuf);
   }
   trans->queued_buf = NULL;
-  /* decided once: passthrough may be switched on from another thread */
-  queue_on_gpu = self->gpu && self->depth > 1;
+  /* decided once: passthrough may be switched on from another thread;
+   * word-packed frames go through work frames one at a time */
+  queue_on_gpu = self->gpu && self->depth > 1 && !self->word_packed;
 
   if (GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP))
     return forward_gap (self, inbuf);

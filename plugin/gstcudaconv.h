@@ -61,6 +61,12 @@ struct _GstCudaConv {
   gint n_threads;
   guint depth;                  /* frames the CUDA backend keeps in flight */
   gboolean live;                /* upstream said so when caps were set */
+  /* the format the back ends filter: the caps' own, or for word-packed
+   * formats (cudaconv-word-packed.h) their planar 16-bit twin, with a
+   * frame of it for the input and one for the output */
+  GstVideoInfo work_info;
+  gboolean word_packed;
+  GstBuffer *work_in, *work_out;
   guint invalid_buffers;        /* input dropped since start */
   gint64 invalid_warned_at;     /* monotonic time of the last warning */
 };

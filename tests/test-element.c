@@ -632,6 +632,144 @@ GST_START_TEST (test_interlaced_fields)
 
 GST_END_TEST;
 
+/* Word-packed formats, read back through GStreamer's own unpack functions
+ * (an independent decoder of the layout): each component of the output
+ * within 1 of the reference over the input's components, at widths that
+ * end inside a v210 group, with the words' unused bits zero. Alpha (2 bits
+ * in Y410 and the RGB formats) is copied by default; filtered, it is taken
+ * as the 10-bit alpha of the planar twin (the offset scaled as for 10
+ * bits) and saturated to 3 when packed. */
+typedef struct {
+  gint width, height;
+  guint n;                      /* components */
+  guint16 *c[4];                /* full-width planes, 10-bit values */
+} Unpacked;
+
+static void
+unpacked_from_frame (GstVideoFrame * f, Unpacked * u)
+{
+  const GstVideoFormatInfo *finfo = f->info.finfo;
+  guint16 *line = g_new (guint16, 4 * (gsize) (f->info.width + 64));
+
+  u->width = f->info.width;
+  u->height = f->info.height;
+  u->n = GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo);
+  for (gint k = 0; k < 4; k++)
+    u->c[k] = g_new (guint16, (gsize) u->width * u->height);
+  for (gint y = 0; y < u->height; y++) {
+    /* truncate-range: the 10 bits shifted up, low bits zero */
+    finfo->unpack_func (finfo, GST_VIDEO_PACK_FLAG_TRUNCATE_RANGE, line,
+        f->data, f->info.stride, 0, y, u->width);
+    for (gint x = 0; x < u->width; x++)
+      for (gint k = 0; k < 4; k++) {
+        /* AYUV64 and ARGB64 keep A first, then Y U V or R G B; the
+         * components of the packed format are Y U V A or R G B A */
+        const gint at = k == 3 ? 0 : k + 1;
+        u->c[k][y * u->width + x] = line[4 * x + at] >> (k == 3 ? 14 : 6);
+      }
+  }
+  g_free (line);
+}
+
+static void
+unpacked_clear (Unpacked * u)
+{
+  for (gint k = 0; k < 4; k++)
+    g_free (u->c[k]);
+}
+
+static void
+check_word_packed (const gchar * format, gint width, gint height,
+    const gchar * channels)
+{
+  g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+      "height=%d,framerate=30/1", format, width, height);
+  GstHarness *h = harness_new (caps);
+  GstVideoInfo info;
+  GstVideoFrame fin, fout;
+  GstBuffer *in, *out;
+  Unpacked ui, uo;
+  TestMatrix m;
+  const gboolean v210 = g_str_equal (format, "v210");
+  guint selected;
+
+  matrix_random (&m, 5, TRUE);
+  m.offset = 128.0;
+  gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "custom");
+  g_object_set (h->element, "matrix", m.text, "offset", m.offset, NULL);
+  if (channels)
+    gst_util_set_object_arg (G_OBJECT (h->element), "channels", channels);
+  g_object_get (h->element, "channels", &selected, NULL);
+  gst_video_info_set_format (&info, gst_video_format_from_string (format),
+      width, height);
+  in = random_frame (&info);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+  gst_video_frame_map (&fin, &info, in, GST_MAP_READ);
+  gst_video_frame_map (&fout, &info, out, GST_MAP_READ);
+  unpacked_from_frame (&fin, &ui);
+  unpacked_from_frame (&fout, &uo);
+  for (guint c = 0; c < ui.n; c++) {
+    /* v210's chroma lies at the even pixels of the unpacked lines */
+    const gint step = v210 && c > 0 ? 2 : 1;
+    const gint cw = (width + step - 1) / step;
+    const gboolean alpha = c == 3;
+    const guint bit = alpha ? 8 : 1u << c;
+    RefImage src = { ui.c[c], (gsize) width * 2, cw, height, step, 2, 10, 0 };
+    guint32 *ref = g_new (guint32, (gsize) cw * height);
+
+    ref_convolve (&src, m.w, NULL, m.side, m.divisor, ldexp (m.offset, 2),
+        REF_BORDER_CLAMP, ref);
+    for (gint y = 0; y < height; y++)
+      for (gint x = 0; x < cw; x++) {
+        const guint got = uo.c[c][y * width + x * step];
+        const guint was = ui.c[c][y * width + x * step];
+        const guint want = !(selected & bit) ? was : alpha ?
+            MIN (ref[y * cw + x], 3) : ref[y * cw + x];
+        const guint tol = selected & bit ? 1 : 0;
+        if ((got > want ? got - want : want - got) > tol)
+          fail ("%s %dx%d: component %u at %d,%d is %u, expected %u",
+              format, width, height, c, x, y, got, want);
+      }
+    g_free (ref);
+  }
+  /* the two bits above v210's three samples of each word are zero */
+  if (v210)
+    for (gint y = 0; y < height; y++)
+      for (gint g = 0; g * 6 < width; g++)
+        for (gint k = 0; k < 4; k++)
+          fail_unless ((GST_READ_UINT32_LE ((guint8 *)
+                      GST_VIDEO_FRAME_PLANE_DATA (&fout, 0) +
+                      y * GST_VIDEO_FRAME_PLANE_STRIDE (&fout, 0) + 16 * g +
+                      4 * k) >> 30) == 0);
+  unpacked_clear (&ui);
+  unpacked_clear (&uo);
+  gst_video_frame_unmap (&fin);
+  gst_video_frame_unmap (&fout);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  g_free (m.text);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_word_packed)
+{
+  static const gchar *formats[] = { "v210", "Y410", "RGB10A2_LE",
+    "BGR10A2_LE"
+  };
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    check_word_packed (formats[f], 48, 9, NULL);
+    /* widths that end inside a group of 6 (v210) and odd */
+    check_word_packed (formats[f], 37, 11, NULL);
+    check_word_packed (formats[f], 1, 3, NULL);
+  }
+  check_word_packed ("Y410", 23, 7, "y+u+v+a");
+  check_word_packed ("RGB10A2_LE", 23, 7, "g+a");
+  check_word_packed ("v210", 40, 7, "u");
+}
+
+GST_END_TEST;
+
 /* interlace-mode=alternate: each buffer is one field (ROUND_UP_2 (27) / 2 =
  * 14 rows of a 27-row frame), filtered as a frame of its own; the caps
  * feature format:Interlaced passes through. */
@@ -825,12 +963,17 @@ GST_END_TEST;
  * went in, fields the element does not touch included. */
 GST_START_TEST (test_caps_fields_kept)
 {
-  for (guint f = 0; f < G_N_ELEMENTS (all_formats); f++) {
+  static const gchar *word_packed[] = { "v210", "Y410", "RGB10A2_LE",
+    "BGR10A2_LE"
+  };
+  for (guint f = 0; f < G_N_ELEMENTS (all_formats) + 4; f++) {
+    const gchar *format = f < G_N_ELEMENTS (all_formats) ? all_formats[f] :
+        word_packed[f - G_N_ELEMENTS (all_formats)];
     g_autofree gchar *caps_str = g_strdup_printf ("video/x-raw,format=%s,"
         "width=22,height=10,interlace-mode=interleaved,"
         "field-order=bottom-field-first,colorimetry=bt709,"
         "chroma-site=mpeg2,pixel-aspect-ratio=16/15,framerate=30000/1001",
-        all_formats[f]);
+        format);
     GstHarness *h = harness_new (caps_str);
     GstCaps *sent = gst_caps_from_string (caps_str), *got;
     GstVideoInfo info;
@@ -869,9 +1012,9 @@ GST_START_TEST (test_caps_negotiation)
   gst_harness_teardown (h);
 
   /* a format the element does not take is refused at negotiation */
-  h = harness_new ("video/x-raw,format=v210,width=48,height=8,"
+  h = harness_new ("video/x-raw,format=UYVP,width=48,height=8,"
       "framerate=30/1");
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_v210, 48, 8);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_UYVP, 48, 8);
   fail_unless_equals_int (gst_harness_push (h, random_frame (&info)),
       GST_FLOW_NOT_NEGOTIATED);
   gst_harness_teardown (h);
@@ -2016,6 +2159,7 @@ cudaconv_suite (void)
   tcase_add_test (tc, test_gray_edges_deep);
   tcase_add_test (tc, test_interlaced_fields);
   tcase_add_test (tc, test_alternate_fields);
+  tcase_add_test (tc, test_word_packed);
   tcase_add_test (tc, test_crop_meta);
   tcase_add_test (tc, test_crop_allocation);
   tcase_add_test (tc, test_caps_fields_kept);

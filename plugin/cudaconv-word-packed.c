@@ -1,0 +1,163 @@
+/* cudaconv: unpacking and packing the word-packed 10-bit formats (see the
+ * header). Layouts, each word little-endian, bit 0 first:
+ *  - v210: 6 pixels in 4 words of three 10-bit samples at bits 0, 10, 20:
+ *    Cb0 Y0 Cr0 | Y1 Cb1 Y2 | Cr1 Y3 Cb2 | Y4 Cr2 Y5; rows hold whole
+ *    groups of 48 pixels (128 bytes);
+ *  - Y410: U, Y, V at bits 0, 10, 20, a 2-bit alpha at bit 30;
+ *  - RGB10A2_LE: R, G, B at bits 0, 10, 20, A at 30; BGR10A2_LE: B, G, R. */
+#include "cudaconv-word-packed.h"
+
+#define TEN_BITS 0x3ffu
+
+/* Component k of a 32-bit word that holds three 10-bit samples and a
+ * 2-bit one at bit 30 */
+#define FIELD(word, k) (((word) >> (10 * (k))) & TEN_BITS)
+
+GstVideoFormat
+cudaconv_word_packed_work_format (GstVideoFormat format)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_v210:
+      return GST_VIDEO_FORMAT_I422_10LE;
+    case GST_VIDEO_FORMAT_Y410:
+      return GST_VIDEO_FORMAT_A444_10LE;
+    case GST_VIDEO_FORMAT_RGB10A2_LE:
+    case GST_VIDEO_FORMAT_BGR10A2_LE:
+      return GST_VIDEO_FORMAT_GBRA_10LE;
+    default:
+      return GST_VIDEO_FORMAT_UNKNOWN;
+  }
+}
+
+static guint16 *
+work_row (const GstVideoFrame * work, gint comp, gint y)
+{
+  return (guint16 *) ((guint8 *) GST_VIDEO_FRAME_COMP_DATA (work, comp) +
+      (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (work, comp));
+}
+
+static const guint8 *
+packed_row (const GstVideoFrame * packed, gint y)
+{
+  return (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (packed, 0) +
+      (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (packed, 0);
+}
+
+/* In each v210 group of 4 words, for each of its 12 samples: the word,
+ * the field within it, the plane (0 Y, 1 Cb, 2 Cr) and the index in the
+ * group's samples of that plane (6 Y, 3 Cb, 3 Cr). */
+static const struct {
+  guint8 word, field, plane, index;
+} v210_samples[12] = {
+  {0, 0, 1, 0}, {0, 1, 0, 0}, {0, 2, 2, 0},
+  {1, 0, 0, 1}, {1, 1, 1, 1}, {1, 2, 0, 2},
+  {2, 0, 2, 1}, {2, 1, 0, 3}, {2, 2, 1, 2},
+  {3, 0, 0, 4}, {3, 1, 2, 2}, {3, 2, 0, 5},
+};
+
+static void
+v210_rows (const GstVideoFrame * packed, const GstVideoFrame * work,
+    gboolean to_work)
+{
+  const gint width = GST_VIDEO_FRAME_WIDTH (work);
+  const gint counts[3] = { width, (width + 1) / 2, (width + 1) / 2 };
+  const gint per_group[3] = { 6, 3, 3 };
+
+  for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (work, 0); y++) {
+    guint8 *row = (guint8 *) packed_row (packed, y);
+    guint16 *planes[3] = { work_row (work, 0, y), work_row (work, 1, y),
+      work_row (work, 2, y)
+    };
+
+    for (gint g = 0; g * 6 < width; g++) {
+      guint32 words[4] = { 0, 0, 0, 0 };
+      if (to_work)
+        for (gint k = 0; k < 4; k++)
+          words[k] = GST_READ_UINT32_LE (row + 16 * g + 4 * k);
+      for (guint s = 0; s < G_N_ELEMENTS (v210_samples); s++) {
+        const gint p = v210_samples[s].plane;
+        const gint i = per_group[p] * g + v210_samples[s].index;
+        if (i >= counts[p])
+          continue;
+        if (to_work)
+          planes[p][i] = FIELD (words[v210_samples[s].word],
+              v210_samples[s].field);
+        else
+          words[v210_samples[s].word] |= MIN (planes[p][i], TEN_BITS) <<
+              (10 * v210_samples[s].field);
+      }
+      if (!to_work)
+        for (gint k = 0; k < 4; k++)
+          GST_WRITE_UINT32_LE (row + 16 * g + 4 * k, words[k]);
+    }
+  }
+}
+
+/* The work components of the fields at bits 0, 10, 20 and 30 of a word */
+static void
+word_components (GstVideoFormat format, gint comps[4])
+{
+  static const gint y410[4] = { GST_VIDEO_COMP_U, GST_VIDEO_COMP_Y,
+    GST_VIDEO_COMP_V, GST_VIDEO_COMP_A
+  };
+  static const gint rgb[4] = { GST_VIDEO_COMP_R, GST_VIDEO_COMP_G,
+    GST_VIDEO_COMP_B, GST_VIDEO_COMP_A
+  };
+  static const gint bgr[4] = { GST_VIDEO_COMP_B, GST_VIDEO_COMP_G,
+    GST_VIDEO_COMP_R, GST_VIDEO_COMP_A
+  };
+  const gint *c = format == GST_VIDEO_FORMAT_Y410 ? y410 :
+      format == GST_VIDEO_FORMAT_RGB10A2_LE ? rgb : bgr;
+  for (gint k = 0; k < 4; k++)
+    comps[k] = c[k];
+}
+
+static void
+word_rows (const GstVideoFrame * packed, const GstVideoFrame * work,
+    gboolean to_work)
+{
+  const gint width = GST_VIDEO_FRAME_WIDTH (work);
+  gint comps[4];
+
+  word_components (GST_VIDEO_FRAME_FORMAT (packed), comps);
+  for (gint y = 0; y < GST_VIDEO_FRAME_HEIGHT (work); y++) {
+    guint8 *row = (guint8 *) packed_row (packed, y);
+    guint16 *planes[4];
+
+    for (gint k = 0; k < 4; k++)
+      planes[k] = work_row (work, comps[k], y);
+    for (gint x = 0; x < width; x++) {
+      if (to_work) {
+        const guint32 w = GST_READ_UINT32_LE (row + 4 * x);
+        planes[0][x] = FIELD (w, 0);
+        planes[1][x] = FIELD (w, 1);
+        planes[2][x] = FIELD (w, 2);
+        planes[3][x] = w >> 30;
+      } else {
+        GST_WRITE_UINT32_LE (row + 4 * x, MIN (planes[0][x], TEN_BITS)
+            | MIN (planes[1][x], TEN_BITS) << 10
+            | MIN (planes[2][x], TEN_BITS) << 20
+            | (guint32) MIN (planes[3][x], 3u) << 30);
+      }
+    }
+  }
+}
+
+void
+cudaconv_word_packed_unpack (const GstVideoFrame * packed,
+    GstVideoFrame * work)
+{
+  if (GST_VIDEO_FRAME_FORMAT (packed) == GST_VIDEO_FORMAT_v210)
+    v210_rows (packed, work, TRUE);
+  else
+    word_rows (packed, work, TRUE);
+}
+
+void
+cudaconv_word_packed_pack (const GstVideoFrame * work, GstVideoFrame * packed)
+{
+  if (GST_VIDEO_FRAME_FORMAT (packed) == GST_VIDEO_FORMAT_v210)
+    v210_rows (packed, work, FALSE);
+  else
+    word_rows (packed, work, FALSE);
+}
