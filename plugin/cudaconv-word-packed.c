@@ -5,6 +5,8 @@
  *    groups of 48 pixels (128 bytes);
  *  - Y410: U, Y, V at bits 0, 10, 20, a 2-bit alpha at bit 30;
  *  - RGB10A2_LE: R, G, B at bits 0, 10, 20, A at 30; BGR10A2_LE: B, G, R. */
+#include <string.h>
+
 #include "cudaconv-word-packed.h"
 
 #define TEN_BITS 0x3ffu
@@ -55,13 +57,88 @@ static const struct {
   {3, 0, 0, 4}, {3, 1, 2, 2}, {3, 2, 0, 5},
 };
 
+static inline guint32
+read_word (const guint8 * p)
+{
+  guint32 w;
+  memcpy (&w, p, 4);
+  return GUINT32_FROM_LE (w);
+}
+
+static inline void
+write_word (guint8 * p, guint32 w)
+{
+  w = GUINT32_TO_LE (w);
+  memcpy (p, &w, 4);
+}
+
+/* One group of 6 pixels whose samples all lie inside the row: straight
+ * code, as nearly every group of a row is */
+static inline void
+v210_unpack_group (const guint8 * in, guint16 * y, guint16 * cb, guint16 * cr)
+{
+  const guint32 w0 = read_word (in), w1 = read_word (in + 4);
+  const guint32 w2 = read_word (in + 8), w3 = read_word (in + 12);
+  cb[0] = FIELD (w0, 0);
+  y[0] = FIELD (w0, 1);
+  cr[0] = FIELD (w0, 2);
+  y[1] = FIELD (w1, 0);
+  cb[1] = FIELD (w1, 1);
+  y[2] = FIELD (w1, 2);
+  cr[1] = FIELD (w2, 0);
+  y[3] = FIELD (w2, 1);
+  cb[2] = FIELD (w2, 2);
+  y[4] = FIELD (w3, 0);
+  cr[2] = FIELD (w3, 1);
+  y[5] = FIELD (w3, 2);
+}
+
+#define TEN(v) MIN ((guint32) (v), TEN_BITS)
+static inline void
+v210_pack_group (guint8 * out, const guint16 * y, const guint16 * cb,
+    const guint16 * cr)
+{
+  write_word (out, TEN (cb[0]) | TEN (y[0]) << 10 | TEN (cr[0]) << 20);
+  write_word (out + 4, TEN (y[1]) | TEN (cb[1]) << 10 | TEN (y[2]) << 20);
+  write_word (out + 8, TEN (cr[1]) | TEN (y[3]) << 10 | TEN (cb[2]) << 20);
+  write_word (out + 12, TEN (y[4]) | TEN (cr[2]) << 10 | TEN (y[5]) << 20);
+}
+
+/* The last group of a row that ends inside it, sample by sample */
+static void
+v210_partial_group (guint8 * row, gint g, guint16 * planes[3],
+    const gint counts[3], gboolean to_work)
+{
+  static const gint per_group[3] = { 6, 3, 3 };
+  guint32 words[4] = { 0, 0, 0, 0 };
+
+  if (to_work)
+    for (gint k = 0; k < 4; k++)
+      words[k] = read_word (row + 16 * g + 4 * k);
+  for (guint s = 0; s < G_N_ELEMENTS (v210_samples); s++) {
+    const gint p = v210_samples[s].plane;
+    const gint i = per_group[p] * g + v210_samples[s].index;
+    if (i >= counts[p])
+      continue;
+    if (to_work)
+      planes[p][i] = FIELD (words[v210_samples[s].word],
+          v210_samples[s].field);
+    else
+      words[v210_samples[s].word] |= TEN (planes[p][i]) <<
+          (10 * v210_samples[s].field);
+  }
+  if (!to_work)
+    for (gint k = 0; k < 4; k++)
+      write_word (row + 16 * g + 4 * k, words[k]);
+}
+
 static void
 v210_rows (const GstVideoFrame * packed, const GstVideoFrame * work,
     gboolean to_work)
 {
   const gint width = GST_VIDEO_FRAME_WIDTH (work);
   const gint counts[3] = { width, (width + 1) / 2, (width + 1) / 2 };
-  const gint per_group[3] = { 6, 3, 3 };
+  const gint whole = width / 6;
 
   for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (work, 0); y++) {
     guint8 *row = (guint8 *) packed_row (packed, y);
@@ -69,27 +146,16 @@ v210_rows (const GstVideoFrame * packed, const GstVideoFrame * work,
       work_row (work, 2, y)
     };
 
-    for (gint g = 0; g * 6 < width; g++) {
-      guint32 words[4] = { 0, 0, 0, 0 };
+    for (gint g = 0; g < whole; g++) {
       if (to_work)
-        for (gint k = 0; k < 4; k++)
-          words[k] = GST_READ_UINT32_LE (row + 16 * g + 4 * k);
-      for (guint s = 0; s < G_N_ELEMENTS (v210_samples); s++) {
-        const gint p = v210_samples[s].plane;
-        const gint i = per_group[p] * g + v210_samples[s].index;
-        if (i >= counts[p])
-          continue;
-        if (to_work)
-          planes[p][i] = FIELD (words[v210_samples[s].word],
-              v210_samples[s].field);
-        else
-          words[v210_samples[s].word] |= MIN (planes[p][i], TEN_BITS) <<
-              (10 * v210_samples[s].field);
-      }
-      if (!to_work)
-        for (gint k = 0; k < 4; k++)
-          GST_WRITE_UINT32_LE (row + 16 * g + 4 * k, words[k]);
+        v210_unpack_group (row + 16 * g, planes[0] + 6 * g, planes[1] + 3 * g,
+            planes[2] + 3 * g);
+      else
+        v210_pack_group (row + 16 * g, planes[0] + 6 * g, planes[1] + 3 * g,
+            planes[2] + 3 * g);
     }
+    if (whole * 6 < width)
+      v210_partial_group (row, whole, planes, counts, to_work);
   }
 }
 
@@ -128,16 +194,14 @@ word_rows (const GstVideoFrame * packed, const GstVideoFrame * work,
       planes[k] = work_row (work, comps[k], y);
     for (gint x = 0; x < width; x++) {
       if (to_work) {
-        const guint32 w = GST_READ_UINT32_LE (row + 4 * x);
+        const guint32 w = read_word (row + 4 * x);
         planes[0][x] = FIELD (w, 0);
         planes[1][x] = FIELD (w, 1);
         planes[2][x] = FIELD (w, 2);
         planes[3][x] = w >> 30;
       } else {
-        GST_WRITE_UINT32_LE (row + 4 * x, MIN (planes[0][x], TEN_BITS)
-            | MIN (planes[1][x], TEN_BITS) << 10
-            | MIN (planes[2][x], TEN_BITS) << 20
-            | (guint32) MIN (planes[3][x], 3u) << 30);
+        write_word (row + 4 * x, TEN (planes[0][x]) | TEN (planes[1][x]) << 10
+            | TEN (planes[2][x]) << 20 | (guint32) MIN (planes[3][x], 3u) << 30);
       }
     }
   }
