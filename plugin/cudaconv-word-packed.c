@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cudaconv-word-packed.h"
+#include "cudaconv-cpu-pool.h"
 
 #define TEN_BITS 0x3ffu
 
@@ -134,13 +135,13 @@ v210_partial_group (guint8 * row, gint g, guint16 * planes[3],
 
 static void
 v210_rows (const GstVideoFrame * packed, const GstVideoFrame * work,
-    gboolean to_work)
+    gboolean to_work, gint y0, gint y1)
 {
   const gint width = GST_VIDEO_FRAME_WIDTH (work);
   const gint counts[3] = { width, (width + 1) / 2, (width + 1) / 2 };
   const gint whole = width / 6;
 
-  for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (work, 0); y++) {
+  for (gint y = y0; y < y1; y++) {
     guint8 *row = (guint8 *) packed_row (packed, y);
     guint16 *planes[3] = { work_row (work, 0, y), work_row (work, 1, y),
       work_row (work, 2, y)
@@ -180,13 +181,13 @@ word_components (GstVideoFormat format, gint comps[4])
 
 static void
 word_rows (const GstVideoFrame * packed, const GstVideoFrame * work,
-    gboolean to_work)
+    gboolean to_work, gint y0, gint y1)
 {
   const gint width = GST_VIDEO_FRAME_WIDTH (work);
   gint comps[4];
 
   word_components (GST_VIDEO_FRAME_FORMAT (packed), comps);
-  for (gint y = 0; y < GST_VIDEO_FRAME_HEIGHT (work); y++) {
+  for (gint y = y0; y < y1; y++) {
     guint8 *row = (guint8 *) packed_row (packed, y);
     guint16 *planes[4];
 
@@ -207,21 +208,52 @@ word_rows (const GstVideoFrame * packed, const GstVideoFrame * work,
   }
 }
 
-void
-cudaconv_word_packed_unpack (const GstVideoFrame * packed,
-    GstVideoFrame * work)
+/* Bands of rows on the CPU back end's worker threads */
+typedef struct {
+  const GstVideoFrame *packed, *work;
+  gboolean to_work;
+  gint n_bands, rows;
+} Job;
+
+static void
+convert_band (void *data, int band)
 {
-  if (GST_VIDEO_FRAME_FORMAT (packed) == GST_VIDEO_FORMAT_v210)
-    v210_rows (packed, work, TRUE);
+  const Job *job = data;
+  const gint y0 = (gint) ((gint64) job->rows * band / job->n_bands);
+  const gint y1 = (gint) ((gint64) job->rows * (band + 1) / job->n_bands);
+
+  if (GST_VIDEO_FRAME_FORMAT (job->packed) == GST_VIDEO_FORMAT_v210)
+    v210_rows (job->packed, job->work, job->to_work, y0, y1);
   else
-    word_rows (packed, work, TRUE);
+    word_rows (job->packed, job->work, job->to_work, y0, y1);
+}
+
+static void
+convert (const GstVideoFrame * packed, const GstVideoFrame * work,
+    gboolean to_work, gint n_threads)
+{
+  /* every row of every field: frame rows, or a field's in alternate mode */
+  const gint rows = GST_VIDEO_FRAME_COMP_HEIGHT (work, 0);
+  Job job = { packed, work, to_work, CLAMP (n_threads, 1,
+        CC_CPU_MAX_THREADS), rows
+  };
+
+  /* a band of fewer than 16 rows is not worth a thread */
+  job.n_bands = MAX (1, MIN (job.n_bands, rows / 16));
+  /* a pool that could not grow still ran every band on this thread */
+  (void) cc_cpu_pool_run (job.n_bands, convert_band, &job);
 }
 
 void
-cudaconv_word_packed_pack (const GstVideoFrame * work, GstVideoFrame * packed)
+cudaconv_word_packed_unpack (const GstVideoFrame * packed,
+    GstVideoFrame * work, gint n_threads)
 {
-  if (GST_VIDEO_FRAME_FORMAT (packed) == GST_VIDEO_FORMAT_v210)
-    v210_rows (packed, work, FALSE);
-  else
-    word_rows (packed, work, FALSE);
+  convert (packed, work, TRUE, n_threads);
+}
+
+void
+cudaconv_word_packed_pack (const GstVideoFrame * work, GstVideoFrame * packed,
+    gint n_threads)
+{
+  convert (packed, work, FALSE, n_threads);
 }

@@ -16,14 +16,15 @@ G_BEGIN_DECLS
  * GST_VIDEO_FORMAT_UNKNOWN for formats the back ends take as they are. */
 GstVideoFormat cudaconv_word_packed_work_format (GstVideoFormat format);
 
-/* packed (a word-packed frame) into work (its work format, same size) */
+/* packed (a word-packed frame) into work (its work format, same size), in
+ * bands of rows on up to n_threads threads */
 void cudaconv_word_packed_unpack (const GstVideoFrame * packed,
-    GstVideoFrame * work);
+    GstVideoFrame * work, gint n_threads);
 
 /* work into packed; samples past their field's range (a 2-bit alpha
  * above 3) are saturated, and the bits of a word no sample owns are 0 */
 void cudaconv_word_packed_pack (const GstVideoFrame * work,
-    GstVideoFrame * packed);
+    GstVideoFrame * packed, gint n_threads);
 
 G_END_DECLS
 #endif /* CUDACONV_WORD_PACKED_H */

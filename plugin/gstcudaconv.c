@@ -897,10 +897,10 @@ process_word_packed (GstCudaConv * self, GstVideoFrame * in,
     gst_video_frame_unmap (&work_in);
     return GST_FLOW_ERROR;
   }
-  cudaconv_word_packed_unpack (in, &work_in);
+  cudaconv_word_packed_unpack (in, &work_in, self->n_threads);
   ret = process_frames (self, in->buffer, &work_in, &work_out);
   if (ret == GST_FLOW_OK)
-    cudaconv_word_packed_pack (&work_out, out);
+    cudaconv_word_packed_pack (&work_out, out, self->n_threads);
   gst_video_frame_unmap (&work_in);
   gst_video_frame_unmap (&work_out);
   return ret;
