@@ -80,6 +80,24 @@ cudaError_t cc_cuda_fastest_strategy (const CcChannel * src,
 cudaError_t cc_cuda_fill (const CcChannel * dst, unsigned value,
     cudaStream_t stream);
 
+/* Formats of three 10-bit samples (and a 2-bit one) to a 32-bit word */
+typedef enum {
+  CC_WORD_V210 = 0,             /* 6 pixels of 4:2:2 in 4 words */
+  CC_WORD_Y410,                 /* U, Y, V, A at bits 0, 10, 20, 30 */
+  CC_WORD_RGB10A2,              /* R, G, B, A */
+  CC_WORD_BGR10A2               /* B, G, R, A */
+} CcWordLayout;
+
+/* Unpacks (to_planes) a frame of width x height pixels in rows of pitch
+ * bytes into 16-bit planes, or packs them back: v210 into planes Y, Cb, Cr
+ * (Cb and Cr (width + 1) / 2 samples wide); the others field by field,
+ * planes[k] taking the field at bit 10k. Packing saturates each sample to
+ * its field and leaves the bits no sample owns 0. Device pointers; pitch
+ * and packed on 4 bytes. */
+cudaError_t cc_cuda_word_packed_convert (CcWordLayout layout, int to_planes,
+    void *packed, size_t pitch, int width, int height, void *const planes[4],
+    const size_t plane_pitch[4], cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -76,6 +76,10 @@ struct _CudaConvGpu {
   gboolean host_register;
   CudaConvHostRegister registered;
 
+  /* word-packed frames as they travel (cudaconv_gpu_configure_word_packed) */
+  GstVideoInfo packed_info;
+  guint8 *packed_in, *packed_out;
+
   TuneKey tune_key;
   Tuned tuned[MAX_TUNED];
   guint n_tuned;
@@ -107,6 +111,9 @@ release_slots (CudaConvGpu * gpu)
   gpu->n_planes = 0;
   gpu->depth = 0;
   gpu->oldest = gpu->in_flight = 0;
+  cudaFree (gpu->packed_in);
+  cudaFree (gpu->packed_out);
+  gpu->packed_in = gpu->packed_out = NULL;
 }
 
 /* The runtime says cudaErrorInsufficientDriver both for an old driver and
@@ -703,4 +710,144 @@ cudaconv_gpu_discard (CudaConvGpu * gpu)
     advance_oldest (gpu);
   }
   (void) cudaGetLastError ();
+}
+
+gboolean
+cudaconv_gpu_configure_word_packed (CudaConvGpu * gpu,
+    const GstVideoInfo * packed_info, GError ** error)
+{
+  gpu->packed_info = *packed_info;
+  return CUDACONV_CHECK (cudaSetDevice (gpu->device), error)
+      && CUDACONV_CHECK (cudaMalloc ((void **) &gpu->packed_in,
+          GST_VIDEO_INFO_SIZE (packed_info)), error)
+      && CUDACONV_CHECK (cudaMalloc ((void **) &gpu->packed_out,
+          GST_VIDEO_INFO_SIZE (packed_info)), error);
+}
+
+/* The layout of a word-packed format, and the twin's component that each
+ * of its planes (v210) or fields (the others, bit 10k) holds */
+static CcWordLayout
+word_layout (GstVideoFormat format, gint comps[4])
+{
+  static const gint v210[4] = { GST_VIDEO_COMP_Y, GST_VIDEO_COMP_U,
+    GST_VIDEO_COMP_V, -1
+  };
+  static const gint y410[4] = { GST_VIDEO_COMP_U, GST_VIDEO_COMP_Y,
+    GST_VIDEO_COMP_V, GST_VIDEO_COMP_A
+  };
+  static const gint rgb[4] = { GST_VIDEO_COMP_R, GST_VIDEO_COMP_G,
+    GST_VIDEO_COMP_B, GST_VIDEO_COMP_A
+  };
+  static const gint bgr[4] = { GST_VIDEO_COMP_B, GST_VIDEO_COMP_G,
+    GST_VIDEO_COMP_R, GST_VIDEO_COMP_A
+  };
+  const gint *c;
+  CcWordLayout layout;
+
+  switch (format) {
+    case GST_VIDEO_FORMAT_v210:
+      c = v210;
+      layout = CC_WORD_V210;
+      break;
+    case GST_VIDEO_FORMAT_Y410:
+      c = y410;
+      layout = CC_WORD_Y410;
+      break;
+    case GST_VIDEO_FORMAT_RGB10A2_LE:
+      c = rgb;
+      layout = CC_WORD_RGB10A2;
+      break;
+    default:
+      c = bgr;
+      layout = CC_WORD_BGR10A2;
+      break;
+  }
+  memcpy (comps, c, sizeof (gint) * 4);
+  return layout;
+}
+
+/* The twin's device planes that hold the packed format's planes or fields,
+ * on the input (in) or the output side */
+static void
+word_planes (const CudaConvGpu * gpu, const FrameSlot * slot,
+    const gint comps[4], gboolean in, void *planes[4], size_t pitches[4])
+{
+  for (gint k = 0; k < 4; k++) {
+    const DevicePlane *dp;
+    if (comps[k] < 0) {
+      planes[k] = NULL;
+      pitches[k] = 0;
+      continue;
+    }
+    dp = &slot->planes[GST_VIDEO_INFO_COMP_PLANE (&gpu->info, comps[k])];
+    planes[k] = in ? dp->in : dp->out;
+    pitches[k] = in ? dp->in_pitch : dp->out_pitch;
+  }
+}
+
+gboolean
+cudaconv_gpu_process_word_packed (CudaConvGpu * gpu,
+    const CudaConvPlan * plan, const CudaConvFilter * filter,
+    guint filter_cookie, CcBorder border, CudaConvGpuStrategy strategy,
+    GstVideoFrame * in, GstVideoFrame * out, GError ** error)
+{
+  FrameSlot *slot = &gpu->slots[0];
+  const gsize pitch = GST_VIDEO_INFO_PLANE_STRIDE (&gpu->packed_info, 0);
+  const gint width = GST_VIDEO_INFO_WIDTH (&gpu->info);
+  void *planes[4];
+  size_t pitches[4];
+  gint comps[4], rows, largest = 0;
+  gsize row_bytes;
+  CcWordLayout layout;
+
+  g_return_val_if_fail (gpu->in_flight == 0 && gpu->depth > 0
+      && gpu->packed_in, FALSE);
+  layout = word_layout (GST_VIDEO_INFO_FORMAT (&gpu->packed_info), comps);
+  cudaconv_plane_geometry (&gpu->packed_info, 0, &row_bytes, &rows);
+  slot->plan = *plan;
+  if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))
+    return FALSE;
+  if (plan->any_filter && filter_cookie != gpu->uploaded_cookie
+      && !upload_filter (gpu, slot, filter, filter_cookie, error))
+    return FALSE;
+  word_planes (gpu, slot, comps, TRUE, planes, pitches);
+  if (!CUDACONV_CHECK (cudaMemcpy2DAsync (gpu->packed_in, pitch,
+              GST_VIDEO_FRAME_PLANE_DATA (in, 0),
+              GST_VIDEO_FRAME_PLANE_STRIDE (in, 0), row_bytes, rows,
+              cudaMemcpyHostToDevice, slot->stream), error)
+      || !CUDACONV_CHECK (cc_cuda_word_packed_convert (layout, 1,
+              gpu->packed_in, pitch, width, rows, planes, pitches,
+              slot->stream), error))
+    goto failed;
+  for (guint p = 0; p < plan->n_planes; p++) {
+    const CudaConvPlanePlan *pp = &plan->planes[p];
+    const DevicePlane *dp = &slot->planes[p];
+    /* the output planes are packed whole: what no action writes is the
+     * input's */
+    if ((!pp->process || pp->copy_first)
+        && !CUDACONV_CHECK (cudaMemcpy2DAsync (dp->out, dp->out_pitch, dp->in,
+                dp->in_pitch, pp->row_bytes, pp->rows,
+                cudaMemcpyDeviceToDevice, slot->stream), error))
+      goto failed;
+    if (pp->process && !run_plane_kernels (gpu, slot, p, filter, border,
+            strategy, &largest, error))
+      goto failed;
+  }
+  word_planes (gpu, slot, comps, FALSE, planes, pitches);
+  if (!CUDACONV_CHECK (cc_cuda_word_packed_convert (layout, 0,
+              gpu->packed_out, pitch, width, rows, planes, pitches,
+              slot->stream), error)
+      || !CUDACONV_CHECK (cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA (out,
+                  0), GST_VIDEO_FRAME_PLANE_STRIDE (out, 0), gpu->packed_out,
+              pitch, row_bytes, rows, cudaMemcpyDeviceToHost, slot->stream),
+          error)
+      || !CUDACONV_CHECK (cudaStreamSynchronize (slot->stream), error))
+    goto failed;
+  return TRUE;
+
+failed:
+  /* copies already queued may still read or write the frames */
+  cudaStreamSynchronize (slot->stream);
+  (void) cudaGetLastError ();
+  return FALSE;
 }

@@ -551,15 +551,13 @@ release_work_frames (GstCudaConv * self)
   self->word_packed = FALSE;
 }
 
-/* The planar twin of a word-packed format and its two frames, allocated
- * where the CUDA backend copies from by DMA when it runs. */
+/* The planar twin of a word-packed format, and for the CPU backend two
+ * frames of it. */
 static gboolean
 make_work_frames (GstCudaConv * self, const GstVideoInfo * info)
 {
   const GstVideoFormat work =
       cudaconv_word_packed_work_format (GST_VIDEO_INFO_FORMAT (info));
-  GstAllocator *allocator = self->gpu ?
-      cudaconv_gpu_get_allocator (self->gpu) : NULL;
 
   release_work_frames (self);
   self->work_info = *info;
@@ -568,12 +566,15 @@ make_work_frames (GstCudaConv * self, const GstVideoInfo * info)
   gst_video_info_set_interlaced_format (&self->work_info, work,
       GST_VIDEO_INFO_INTERLACE_MODE (info), GST_VIDEO_INFO_WIDTH (info),
       GST_VIDEO_INFO_HEIGHT (info));
-  self->work_in = gst_buffer_new_allocate (allocator,
+  self->word_packed = TRUE;
+  /* the CUDA backend unpacks and packs on the device */
+  if (self->gpu)
+    return TRUE;
+  self->work_in = gst_buffer_new_allocate (NULL,
       GST_VIDEO_INFO_SIZE (&self->work_info), NULL);
-  self->work_out = gst_buffer_new_allocate (allocator,
+  self->work_out = gst_buffer_new_allocate (NULL,
       GST_VIDEO_INFO_SIZE (&self->work_info), NULL);
-  self->word_packed = self->work_in && self->work_out;
-  return self->word_packed;
+  return self->work_in && self->work_out;
 }
 
 static gboolean
@@ -621,8 +622,10 @@ gst_cudaconv_set_info (GstVideoFilter * filter, GstCaps * incaps,
     cudaconv_gpu_discard (self->gpu);
   if (!make_work_frames (self, in_info))
     goto no_work_frames;
-  if (self->gpu && !cudaconv_gpu_configure (self->gpu, &self->work_info,
-          self->depth, &err))
+  if (self->gpu && (!cudaconv_gpu_configure (self->gpu, &self->work_info,
+              self->depth, &err) || (self->word_packed
+              && !cudaconv_gpu_configure_word_packed (self->gpu, in_info,
+                  &err))))
     goto configure_failed;
   update_passthrough (self);
   return TRUE;
@@ -880,14 +883,30 @@ process_failed:
   }
 }
 
-/* A word-packed frame: unpacked into work_in, filtered into work_out,
- * packed into out. */
+/* A word-packed frame: on the GPU unpacked, filtered and packed there; on
+ * the CPU unpacked into work_in, filtered into work_out, packed into out. */
 static GstFlowReturn
 process_word_packed (GstCudaConv * self, GstVideoFrame * in,
     GstVideoFrame * out)
 {
   GstVideoFrame work_in, work_out;
   GstFlowReturn ret;
+
+  if (self->active_backend == GST_CUDACONV_BACKEND_CUDA) {
+    GstCudaConvSettings s;
+    CudaConvPlan plan;
+    GError *err = NULL;
+
+    frame_settings (self, in->buffer, &s, &plan);
+    if (cudaconv_gpu_process_word_packed (self->gpu, &plan, &self->filter,
+            self->filter_cookie, (CcBorder) s.border,
+            gpu_strategy (s.strategy), in, out, &err))
+      return GST_FLOW_OK;
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA backend failed: %s",
+            err->message), (NULL));
+    g_error_free (err);
+    return GST_FLOW_ERROR;
+  }
 
   if (!gst_video_frame_map (&work_in, &self->work_info, self->work_in,
           GST_MAP_READWRITE))
