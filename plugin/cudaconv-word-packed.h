@@ -4,7 +4,9 @@
  * Their samples lie at bit offsets no kernel addresses, so each frame is
  * unpacked into a planar format of the same size and sample grids (v210
  * into I422_10LE, Y410 into A444_10LE, the RGB ones into GBRA_10LE), the
- * back ends filter that, and the result is packed back. */
+ * back ends filter that, and the result is packed back. This is the host's
+ * conversion, for the CPU backend; the CUDA backend converts on the device
+ * (cc_cuda_word_packed_convert). */
 #ifndef CUDACONV_WORD_PACKED_H
 #define CUDACONV_WORD_PACKED_H
 

@@ -28,7 +28,8 @@
  * scaled to the depth. The pad templates list the formats in the order the
  * element prefers them: 8-bit 4:2:0 and packed 4:2:2 first. The
  * word-packed 10-bit formats (v210, Y410, RGB10A2_LE, BGR10A2_LE) are
- * filtered through a planar 16-bit copy, one frame at a time. Alpha is copied
+ * filtered through a planar 16-bit copy (made on the GPU with the CUDA
+ * backend), one frame at a time. Alpha is copied
  * unless the channels property names it. Edge presets on YUV formats produce
  * a gray edge map (neutral chroma) unless gray-edges=false.
  *
