@@ -1270,7 +1270,8 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "CUDA convolution filter", "Filter/Effect/Video",
       "Convolves video with blur, sharpen, edge or custom filters on an "
-      "NVIDIA GPU, or on the CPU without one",
+      "NVIDIA GPU, or on the CPU without one; the pad templates list the "
+      "formats it takes in its order of preference",
       "cudaconv developers");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cudaconv_start);
