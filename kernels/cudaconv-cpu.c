@@ -33,6 +33,7 @@ typedef struct {
   const CcChannel *dst;
   const CcFilter *filter;
   CcBorder border;
+  int lanes;                    /* channels of a pixel filtered together */
   int n_bands;
   int status[CC_CPU_MAX_THREADS];
 } Job;
@@ -66,38 +67,45 @@ widen_samples (float *restrict out, const char *row, CcSampleType sample,
 }
 
 /* Source row sy (already border-resolved) widened to floats, with r ghost
- * cells on each side. */
+ * cells on each side. With lanes > 1 the row is lanes interleaved channels
+ * (pixel_stride == lanes), widened whole and its ghost cells whole pixels. */
 HOT_LOOP static void
 widen_row (const CcChannel * c, int sy, int radius, CcBorder border,
-    float *padded)
+    int lanes, float *padded)
 {
   const char *row = (const char *) c->data + (size_t) sy * c->pitch;
   const int ps = c->pixel_stride, w = c->width;
-  float *interior = padded + radius;
+  float *interior = padded + (size_t) radius * lanes;
 
   /* the pixel strides of planar, packed 4:2:2, RGB and 4-byte formats */
-  switch (ps) {
-    case 1:
-      widen_samples (interior, row, c->sample, w, 1);
-      break;
-    case 2:
-      widen_samples (interior, row, c->sample, w, 2);
-      break;
-    case 3:
-      widen_samples (interior, row, c->sample, w, 3);
-      break;
-    case 4:
-      widen_samples (interior, row, c->sample, w, 4);
-      break;
-    default:
-      widen_samples (interior, row, c->sample, w, ps);
-      break;
-  }
+  if (lanes > 1)
+    widen_samples (interior, row, c->sample, w * lanes, 1);
+  else
+    switch (ps) {
+      case 1:
+        widen_samples (interior, row, c->sample, w, 1);
+        break;
+      case 2:
+        widen_samples (interior, row, c->sample, w, 2);
+        break;
+      case 3:
+        widen_samples (interior, row, c->sample, w, 3);
+        break;
+      case 4:
+        widen_samples (interior, row, c->sample, w, 4);
+        break;
+      default:
+        widen_samples (interior, row, c->sample, w, ps);
+        break;
+    }
   for (int k = 1; k <= radius; k++) {
     int left = cc_border_index (-k, w, border);
     int right = cc_border_index (w - 1 + k, w, border);
-    interior[-k] = left < 0 ? 0.0f : interior[left];
-    interior[w - 1 + k] = right < 0 ? 0.0f : interior[right];
+    for (int l = 0; l < lanes; l++) {
+      interior[-k * lanes + l] = left < 0 ? 0.0f : interior[left * lanes + l];
+      interior[(w - 1 + k) * lanes + l] = right < 0 ? 0.0f :
+          interior[right * lanes + l];
+    }
   }
 }
 
@@ -158,15 +166,16 @@ sweep_all (float *restrict acc, const float *const *p, const float *w, int n,
         live - k < TAPS_PER_SWEEP ? live - k : TAPS_PER_SWEEP, width);
 }
 
-/* acc[x] += sum_j taps[j] * in[x + j] */
+/* acc[x] += sum_j taps[j] * in[x + j * step]: step is the floats from one
+ * pixel to the next (the lanes) */
 HOT_LOOP static void
 accumulate_row (float *restrict acc, const float *restrict in,
-    const float *restrict taps, int side, int width)
+    const float *restrict taps, int side, int width, int step)
 {
   const float *p[CC_MAX_SIDE];
 
   for (int j = 0; j < side; j++)
-    p[j] = in + j;
+    p[j] = in + (size_t) j * step;
   sweep_all (acc, p, taps, side, width);
 }
 
@@ -224,12 +233,18 @@ round_samples (const CcChannel * c, char *row, const float *restrict v,
         (float) cc_channel_max_raw (c), cc_channel_kept_bits (c));
 }
 
-/* offset: the raw offset (cc_channel_raw_offset) */
+/* offset: the raw offset (cc_channel_raw_offset); lanes > 1: whole pixels
+ * of lanes interleaved channels */
 HOT_LOOP static void
-store_row (const CcChannel * c, int y, const float *restrict v, float offset)
+store_row (const CcChannel * c, int y, const float *restrict v, float offset,
+    int lanes)
 {
   char *row = (char *) c->data + (size_t) y * c->pitch;
   const int ps = c->pixel_stride, w = c->width;
+  if (lanes > 1) {
+    round_samples (c, row, v, offset, w * lanes, 1);
+    return;
+  }
   switch (ps) {
     case 1:
       round_samples (c, row, v, offset, w, 1);
@@ -256,8 +271,11 @@ convolve_band (void *data, int band)
   Job *job = data;
   const CcChannel *src = job->src;
   const CcFilter *f = job->filter;
-  const int r = f->radius, side = 2 * r + 1, w = src->width, h = src->height;
-  const int padded_w = w + 2 * r;
+  const int r = f->radius, side = 2 * r + 1, h = src->height;
+  /* a row of lanes interleaved channels is filtered as one: w counts
+   * their samples, and taps step over whole pixels */
+  const int lanes = job->lanes, w = src->width * lanes;
+  const int padded_w = (src->width + 2 * r) * lanes;
   const int magnitude = f->response == CC_RESPONSE_MAGNITUDE;
   const int separable = cc_filter_is_separable (f);
   const float raw_offset = cc_channel_raw_offset (job->dst, f->offset);
@@ -289,7 +307,7 @@ convolve_band (void *data, int band)
       if (sy < 0) {
         ring[k] = NULL;
       } else {
-        widen_row (src, sy, r, job->border, slot);
+        widen_row (src, sy, r, job->border, lanes, slot);
         ring[k] = slot;
       }
     }
@@ -297,23 +315,23 @@ convolve_band (void *data, int band)
       combine_rows (tmp, ring, f->col_taps, side, padded_w);
       for (int x = 0; x < w; x++)
         acc_a[x] = 0.0f;
-      accumulate_row (acc_a, tmp, f->row_taps, side, w);
+      accumulate_row (acc_a, tmp, f->row_taps, side, w, lanes);
     } else {
       for (int x = 0; x < w; x++)
         acc_a[x] = acc_b[x] = 0.0f;
       for (int i = 0; i < side; i++) {
         if (!ring[i])
           continue;             /* a zero ghost row adds nothing */
-        accumulate_row (acc_a, ring[i], f->taps + i * side, side, w);
+        accumulate_row (acc_a, ring[i], f->taps + i * side, side, w, lanes);
         if (magnitude)
           accumulate_row (acc_b, ring[i], f->taps + side * side + i * side,
-              side, w);
+              side, w, lanes);
       }
       if (magnitude)
         for (int x = 0; x < w; x++)
           acc_a[x] = sqrtf (acc_a[x] * acc_a[x] + acc_b[x] * acc_b[x]);
     }
-    store_row (job->dst, y, acc_a, raw_offset);
+    store_row (job->dst, y, acc_a, raw_offset, lanes);
     /* shift the ring: row k + 1 becomes row k */
     for (int k = 0; k + 1 < side; k++)
       ring[k] = ring[k + 1];
@@ -331,9 +349,9 @@ channel_valid (const CcChannel * c)
       (size_t) c->sample;
 }
 
-int
-cc_cpu_convolve (const CcChannel * src, const CcChannel * dst,
-    const CcFilter * filter, CcBorder border, int n_threads)
+static int
+convolve (const CcChannel * src, const CcChannel * dst,
+    const CcFilter * filter, CcBorder border, int n_threads, int lanes)
 {
   if (!channel_valid (src) || !channel_valid (dst) || !filter || !filter->taps
       || src->width != dst->width || src->height != dst->height
@@ -347,7 +365,7 @@ cc_cpu_convolve (const CcChannel * src, const CcChannel * dst,
           && filter->radius > CC_MAX_MAGNITUDE_RADIUS))
     return EINVAL;
 
-  Job job = { src, dst, filter, border, 1, {0} };
+  Job job = { src, dst, filter, border, lanes, 1, {0} };
   job.n_bands = n_threads < 1 ? 1 : n_threads;
   if (job.n_bands > CC_CPU_MAX_THREADS)
     job.n_bands = CC_CPU_MAX_THREADS;
@@ -361,6 +379,32 @@ cc_cpu_convolve (const CcChannel * src, const CcChannel * dst,
     if (job.status[b])
       return job.status[b];
   return 0;
+}
+
+int
+cc_cpu_convolve (const CcChannel * src, const CcChannel * dst,
+    const CcFilter * filter, CcBorder border, int n_threads)
+{
+  return convolve (src, dst, filter, border, n_threads, 1);
+}
+
+/* Whole pixels: the rows hold pixel_stride * width samples */
+static int
+pixels_valid (const CcChannel * c)
+{
+  return c && c->pixel_stride >= 1 && c->pixel_stride <= CC_MAX_LANES
+      && c->width > 0 && c->pitch >= (size_t) c->width * c->pixel_stride *
+      (size_t) c->sample;
+}
+
+int
+cc_cpu_convolve_pixels (const CcChannel * src, const CcChannel * dst,
+    const CcFilter * filter, CcBorder border, int n_threads)
+{
+  if (!pixels_valid (src) || !pixels_valid (dst)
+      || src->pixel_stride != dst->pixel_stride)
+    return EINVAL;
+  return convolve (src, dst, filter, border, n_threads, src->pixel_stride);
 }
 
 int

@@ -15,6 +15,15 @@ extern "C" {
 int cc_cpu_convolve (const CcChannel * src, const CcChannel * dst,
     const CcFilter * filter, CcBorder border, int n_threads);
 
+/* All pixel_stride channels of each pixel at once, alike: src and dst
+ * describe the first, at the start of each pixel (packed RGB, BGRA with
+ * its alpha, NV12's UV). One pass over whole pixels, which vectorises
+ * where a channel at a time reads and writes every pixel_stride-th sample.
+ * At most CC_MAX_LANES channels. */
+#define CC_MAX_LANES 4
+int cc_cpu_convolve_pixels (const CcChannel * src, const CcChannel * dst,
+    const CcFilter * filter, CcBorder border, int n_threads);
+
 /* Sets every sample of the channel to value (saturated to the sample type). */
 int cc_cpu_fill (const CcChannel * dst, unsigned value);
 

@@ -4,6 +4,43 @@
 #include "cudaconv-cpu-backend.h"
 #include "cudaconv-cpu.h"
 
+/* The component whose samples start each pixel of plane p, when all the
+ * plane's components are filtered and fill its pixels between them (RGB,
+ * BGRA with alpha selected, NV12's UV, AYUV64 with alpha): those planes
+ * are filtered a whole pixel at a time. Otherwise -1. */
+static gint
+pixel_leader (const GstVideoInfo * info, const CudaConvPlan * plan, guint p,
+    gpointer plane_data)
+{
+  const CudaConvPlanePlan *pp = &plan->planes[p];
+  guint seen = 0;
+  gint leader = -1;
+  CcChannel first;
+
+  if (pp->n_components < 2 || pp->n_components > CC_MAX_LANES)
+    return -1;
+  for (gint i = 0; i < pp->n_components; i++) {
+    const gint c = pp->components[i];
+    const CcChannel ch = cudaconv_plan_channel (info, c, plane_data, 0);
+    const gsize at = (gsize) ((guint8 *) ch.data - (guint8 *) plane_data);
+    const gsize slot = at / ch.sample;
+
+    if (i == 0)
+      first = ch;
+    if (plan->action[c] != CUDACONV_ACTION_FILTER
+        || ch.pixel_stride != pp->n_components || at % ch.sample
+        || slot >= (gsize) pp->n_components || (seen & (1u << slot))
+        || ch.sample != first.sample || ch.depth != first.depth
+        || ch.shift != first.shift || ch.width != first.width
+        || ch.height != first.height)
+      return -1;
+    seen |= 1u << slot;
+    if (slot == 0)
+      leader = c;
+  }
+  return leader;
+}
+
 gboolean
 cudaconv_cpu_process (const GstVideoInfo * info, const CudaConvPlan * plan,
     const CudaConvFilter * filter, CcBorder border, gint n_threads,
@@ -22,6 +59,26 @@ cudaconv_cpu_process (const GstVideoInfo * info, const CudaConvPlan * plan,
 
     if (!pp->process || pp->copy_first)
       cudaconv_plan_copy_plane (plan, p, out, in);
+    if (pp->process && !pp->copy_first) {
+      const gint leader = pixel_leader (info, plan, p, src);
+      if (leader >= 0) {
+        CcChannel s[CUDACONV_MAX_REGIONS], d[CUDACONV_MAX_REGIONS];
+        const guint n = cudaconv_plan_regions (plan, info, leader, src,
+            src_pitch, s);
+        int rc = 0;
+
+        cudaconv_plan_regions (plan, info, leader, dst, dst_pitch, d);
+        for (guint k = 0; k < n && rc == 0; k++)
+          rc = cc_cpu_convolve_pixels (&s[k], &d[k], &view, border,
+              n_threads);
+        if (rc != 0) {
+          g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+              "CPU convolution of plane %u failed: %s", p, g_strerror (rc));
+          return FALSE;
+        }
+        continue;
+      }
+    }
     for (gint i = 0; pp->process && i < pp->n_components; i++) {
       gint c = pp->components[i];
       CcChannel s[CUDACONV_MAX_REGIONS], d[CUDACONV_MAX_REGIONS];

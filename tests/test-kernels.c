@@ -507,6 +507,88 @@ test_interleaved (RefRng * rng)
   }
 }
 
+#ifndef KERNELS_CUDA
+/* cc_cpu_convolve_pixels: every channel of a pixel at once (packed RGB,
+ * RGBA with alpha, NV12's UV), each channel within 1 of the reference, the
+ * row padding untouched; 2D, separable and magnitude filters, every
+ * border, 8 and 16 bits, odd sizes. */
+static void
+test_whole_pixels (RefRng * rng)
+{
+  static const int strides[] = { 2, 3, 4 };
+  static Filters filters;
+  static const double sx[9] = { -1, 0, 1, -2, 0, 2, -1, 0, 1 };
+  static const double sy[9] = { -1, -2, -1, 0, 0, 0, 1, 2, 1 };
+
+  for (size_t k = 0; k < sizeof (strides) / sizeof (strides[0]); k++) {
+    for (int bytes = 1; bytes <= 2; bytes++) {
+      for (int kind = 0; kind < 3; kind++) {
+        const int ps = strides[k], side = kind == 2 ? 3 : 2 * (int) k + 3;
+        Image im;
+        uint32_t *ref;
+        float taps[18];
+        CcFilter mag;
+        const CcFilter *f = &filters.f;
+
+        image_init (&im, rng, 37 + (int) k, 21, bytes, ps, 0,
+            (RowLayout) ((k + bytes) % 3));
+        ref = malloc (sizeof (uint32_t) * im.width * im.height);
+        if (kind == 0)
+          random_filters (rng, side, 1, bytes == 1 ? 255.0 : 65535.0,
+              &filters);
+        else if (kind == 1)
+          separable_filters (rng, side, 0, 0.0, &filters);
+        else {
+          to_filter (sx, sy, 3, 1.0, 0.0, taps, &mag);
+          f = &mag;
+        }
+        for (int b = 0; b < 4; b++) {
+          CcChannel src = channel_of (&im, im.in), dst = channel_of (&im,
+              im.out);
+          int bad = 0, rc;
+          size_t stray = (size_t) -1;
+
+          memset (im.out, POISON, im.pitch * im.height);
+          n_cases++;
+          rc = cc_cpu_convolve_pixels (&src, &dst, f, (CcBorder) b, 3);
+          for (int c = 0; c < ps && rc == 0; c++) {
+            RefImage rim;
+            im.channel = c;
+            rim = ref_image (&im);
+            ref_convolve (&rim, kind == 2 ? sx : filters.w,
+                kind == 2 ? sy : NULL, side, kind == 2 ? 1.0 :
+                filters.divisor, kind == 2 ? 0.0 : filters.offset,
+                (RefBorder) b, ref);
+            for (int y = 0; y < im.height; y++)
+              for (int x = 0; x < im.width; x++) {
+                const unsigned o = out_sample (&im, x, y);
+                const unsigned r = ref[(size_t) y * im.width + x];
+                bad += (o > r ? o - r : r - o) > 1;
+              }
+          }
+          im.channel = 0;
+          for (size_t i = 0; i < im.pitch * im.height && stray == (size_t) -1;
+              i++)
+            if (i % im.pitch >= (size_t) im.width * ps * bytes
+                && im.out[i] != POISON)
+              stray = i;
+          if (rc != 0 || bad || stray != (size_t) -1) {
+            n_failed++;
+            printf ("FAIL whole pixels stride %d %d-bit %s border %s: rc %d, "
+                "%d samples off by more than 1, stray byte %lld\n", ps,
+                8 * bytes, kind == 0 ? "2D" : kind == 1 ? "separable" :
+                "magnitude", border_names[b], rc, bad,
+                stray == (size_t) -1 ? -1LL : (long long) stray);
+          }
+        }
+        free (ref);
+        image_clear (&im);
+      }
+    }
+  }
+}
+#endif
+
 /* Gradient magnitude: Sobel, and random pairs of 5x5 and 7x7 filters (the
  * largest magnitude radius), on a plane of one tile and on one whose inner
  * tiles read their halo from L1/L2 (cache-halo), with quads and without. */
@@ -942,6 +1024,9 @@ main (void)
   test_interleaved (&rng);
   test_magnitude (&rng);
   test_fill (&rng);
+#ifndef KERNELS_CUDA
+  test_whole_pixels (&rng);
+#endif
   test_depths (&rng);
   test_huge_weights (&rng);
 #ifdef KERNELS_CUDA
