@@ -114,10 +114,11 @@ widen_row (const CcChannel * c, int sy, int radius, CcBorder border,
  * on the FMA units rather than on loads and stores. */
 #define TAPS_PER_SWEEP 4
 
-/* acc[x] += sum_k w[k] * p[k][x] for n = 1 .. TAPS_PER_SWEEP terms */
+/* acc[x] += sum_k w[k] * p[k][x] for n = 1 .. TAPS_PER_SWEEP terms, or
+ * with assign acc[x] = that sum */
 static inline __attribute__((always_inline)) void
 sweep (float *restrict acc, const float *const *p, const float *w, int n,
-    int width)
+    int width, int assign)
 {
   const float w0 = w[0], w1 = n > 1 ? w[1] : 0.0f;
   const float w2 = n > 2 ? w[2] : 0.0f, w3 = n > 3 ? w[3] : 0.0f;
@@ -126,30 +127,38 @@ sweep (float *restrict acc, const float *const *p, const float *w, int n,
   const float *restrict p2 = n > 2 ? p[2] : p[0];
   const float *restrict p3 = n > 3 ? p[3] : p[0];
 
-  switch (n) {
-    case 1:
-      for (int x = 0; x < width; x++)
-        acc[x] += w0 * p0[x];
-      break;
-    case 2:
-      for (int x = 0; x < width; x++)
-        acc[x] += w0 * p0[x] + w1 * p1[x];
-      break;
-    case 3:
-      for (int x = 0; x < width; x++)
-        acc[x] += w0 * p0[x] + w1 * p1[x] + w2 * p2[x];
-      break;
-    default:
-      for (int x = 0; x < width; x++)
-        acc[x] += (w0 * p0[x] + w1 * p1[x]) + (w2 * p2[x] + w3 * p3[x]);
-      break;
+#define SWEEP_LOOPS(OP) \
+  switch (n) { \
+    case 1: \
+      for (int x = 0; x < width; x++) \
+        acc[x] OP w0 * p0[x]; \
+      break; \
+    case 2: \
+      for (int x = 0; x < width; x++) \
+        acc[x] OP w0 * p0[x] + w1 * p1[x]; \
+      break; \
+    case 3: \
+      for (int x = 0; x < width; x++) \
+        acc[x] OP w0 * p0[x] + w1 * p1[x] + w2 * p2[x]; \
+      break; \
+    default: \
+      for (int x = 0; x < width; x++) \
+        acc[x] OP (w0 * p0[x] + w1 * p1[x]) + (w2 * p2[x] + w3 * p3[x]); \
+      break; \
   }
+  /* the first sweep of a sum writes it, saving a pass that zeroes it */
+  if (assign)
+    SWEEP_LOOPS (=)
+  else
+    SWEEP_LOOPS (+=)
+#undef SWEEP_LOOPS
 }
 
-/* acc[x] += sum_k w[k] * p[k][x] over n terms, zero weights dropped */
+/* acc[x] += sum_k w[k] * p[k][x] over n terms, zero weights dropped; with
+ * assign acc[x] = that sum */
 static inline __attribute__((always_inline)) void
 sweep_all (float *restrict acc, const float *const *p, const float *w, int n,
-    int width)
+    int width, int assign)
 {
   const float *live_p[CC_MAX_SIDE];
   float live_w[CC_MAX_SIDE];
@@ -161,22 +170,26 @@ sweep_all (float *restrict acc, const float *const *p, const float *w, int n,
     live_p[live] = p[k];
     live_w[live++] = w[k];
   }
+  if (live == 0 && assign)
+    for (int x = 0; x < width; x++)
+      acc[x] = 0.0f;
   for (int k = 0; k < live; k += TAPS_PER_SWEEP)
     sweep (acc, live_p + k, live_w + k,
-        live - k < TAPS_PER_SWEEP ? live - k : TAPS_PER_SWEEP, width);
+        live - k < TAPS_PER_SWEEP ? live - k : TAPS_PER_SWEEP, width,
+        assign && k == 0);
 }
 
-/* acc[x] += sum_j taps[j] * in[x + j * step]: step is the floats from one
- * pixel to the next (the lanes) */
+/* acc[x] += sum_j taps[j] * in[x + j * step] (with assign, acc[x] = that
+ * sum): step is the floats from one pixel to the next (the lanes) */
 HOT_LOOP static void
 accumulate_row (float *restrict acc, const float *restrict in,
-    const float *restrict taps, int side, int width, int step)
+    const float *restrict taps, int side, int width, int step, int assign)
 {
   const float *p[CC_MAX_SIDE];
 
   for (int j = 0; j < side; j++)
     p[j] = in + (size_t) j * step;
-  sweep_all (acc, p, taps, side, width);
+  sweep_all (acc, p, taps, side, width, assign);
 }
 
 /* out[x] = sum_i taps[i] * rows[i][x] (rows[i] NULL: a zero ghost row) */
@@ -184,9 +197,7 @@ HOT_LOOP static void
 combine_rows (float *restrict out, float *const *rows,
     const float *restrict taps, int side, int width)
 {
-  for (int x = 0; x < width; x++)
-    out[x] = 0.0f;
-  sweep_all (out, (const float *const *) rows, taps, side, width);
+  sweep_all (out, (const float *const *) rows, taps, side, width, 1);
 }
 
 /* floor (v + offset + 0.5) within [0, max]: rounds half up and saturates,
@@ -313,19 +324,17 @@ convolve_band (void *data, int band)
     }
     if (separable) {
       combine_rows (tmp, ring, f->col_taps, side, padded_w);
-      for (int x = 0; x < w; x++)
-        acc_a[x] = 0.0f;
-      accumulate_row (acc_a, tmp, f->row_taps, side, w, lanes);
+      accumulate_row (acc_a, tmp, f->row_taps, side, w, lanes, 1);
     } else {
       for (int x = 0; x < w; x++)
         acc_a[x] = acc_b[x] = 0.0f;
       for (int i = 0; i < side; i++) {
         if (!ring[i])
           continue;             /* a zero ghost row adds nothing */
-        accumulate_row (acc_a, ring[i], f->taps + i * side, side, w, lanes);
+        accumulate_row (acc_a, ring[i], f->taps + i * side, side, w, lanes, 0);
         if (magnitude)
           accumulate_row (acc_b, ring[i], f->taps + side * side + i * side,
-              side, w, lanes);
+              side, w, lanes, 0);
       }
       if (magnitude)
         for (int x = 0; x < w; x++)
