@@ -362,6 +362,43 @@ GST_START_TEST (test_alpha_selected)
 
 GST_END_TEST;
 
+/* The x byte of RGBx-like formats leaves as it came (the CPU backend
+ * filters their pixels whole and puts x back). */
+GST_START_TEST (test_padding_byte_kept)
+{
+  static const struct {
+    const gchar *format;
+    GstVideoFormat f;
+    gint x;                     /* byte of x in each pixel */
+  } formats[] = {
+    {"RGBx", GST_VIDEO_FORMAT_RGBx, 3}, {"xRGB", GST_VIDEO_FORMAT_xRGB, 0},
+    {"BGRx", GST_VIDEO_FORMAT_BGRx, 3}, {"xBGR", GST_VIDEO_FORMAT_xBGR, 0}
+  };
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,"
+        "width=33,height=9,framerate=30/1", formats[f].format);
+    GstHarness *h = harness_new (caps);
+    GstVideoInfo info;
+    Pushed p;
+
+    gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "gaussian");
+    gst_video_info_set_format (&info, formats[f].f, 33, 9);
+    push_frame (h, &info, NULL, &p);
+    for (gint y = 0; y < 9; y++)
+      for (gint x = 0; x < 33; x++) {
+        const gsize at = (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&p.fin, 0)
+            + 4 * x + formats[f].x;
+        fail_unless_equals_int (((guint8 *) GST_VIDEO_FRAME_PLANE_DATA
+                (&p.fout, 0))[at], ((guint8 *)
+                GST_VIDEO_FRAME_PLANE_DATA (&p.fin, 0))[at]);
+      }
+    pushed_release (&p);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 /* Frames smaller than the filter, and 1x1. */
 GST_START_TEST (test_tiny_frames)
 {
@@ -2151,6 +2188,7 @@ cudaconv_suite (void)
   }
   tcase_add_test (tc, test_every_format);
   tcase_add_test (tc, test_alpha_selected);
+  tcase_add_test (tc, test_padding_byte_kept);
   tcase_add_test (tc, test_tiny_frames);
   tcase_add_test (tc, test_gaussian_preset);
   tcase_add_test (tc, test_gray_edges);
