@@ -101,9 +101,9 @@ cudaconv_plan_make (CudaConvPlan * plan, const GstVideoInfo * info,
   }
 }
 
-/* A row ends with the last byte of its last sample of any component: in
- * YUY2 37 pixels wide that is V of the 19th pair, byte 75, one past the Y
- * samples' 74 bytes. */
+/* A row ends with the last byte of its last sample of any component, or
+ * of its last whole pixel: in YUY2 37 pixels wide that is V of the 19th
+ * pair, byte 75, one past the Y samples' 74 bytes; in RGBx the last x. */
 gint
 cudaconv_plane_geometry (const GstVideoInfo * info, guint plane,
     gsize * row_bytes, gint * rows)
@@ -133,7 +133,10 @@ cudaconv_plane_geometry (const GstVideoInfo * info, guint plane,
     const gsize end = l.poffset +
         (gsize) (GST_VIDEO_INFO_COMP_WIDTH (info, c) - 1) * l.pstride +
         GST_ROUND_UP_8 (l.depth + l.shift) / 8;
-    *row_bytes = MAX (*row_bytes, end);
+    /* whole pixels: RGBx's last x byte lies past its last B */
+    const gsize pixels = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, c) *
+        l.pstride;
+    *row_bytes = MAX (*row_bytes, MAX (end, pixels));
   }
   return components[0];
 }
