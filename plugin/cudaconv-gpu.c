@@ -13,6 +13,7 @@
 #include "cudaconv-cuda-check.h"
 #include "cudaconv-host-register.h"
 #include "cudaconv-pinned-allocator.h"
+#include "cudaconv-word-packed.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cudaconv_debug);
 #define GST_CAT_DEFAULT gst_cudaconv_debug
@@ -724,46 +725,20 @@ cudaconv_gpu_configure_word_packed (CudaConvGpu * gpu,
           GST_VIDEO_INFO_SIZE (packed_info)), error);
 }
 
-/* The layout of a word-packed format, and the twin's component that each
- * of its planes (v210) or fields (the others, bit 10k) holds */
+/* The kernels' name for a word-packed format */
 static CcWordLayout
-word_layout (GstVideoFormat format, gint comps[4])
+word_layout (GstVideoFormat format)
 {
-  static const gint v210[4] = { GST_VIDEO_COMP_Y, GST_VIDEO_COMP_U,
-    GST_VIDEO_COMP_V, -1
-  };
-  static const gint y410[4] = { GST_VIDEO_COMP_U, GST_VIDEO_COMP_Y,
-    GST_VIDEO_COMP_V, GST_VIDEO_COMP_A
-  };
-  static const gint rgb[4] = { GST_VIDEO_COMP_R, GST_VIDEO_COMP_G,
-    GST_VIDEO_COMP_B, GST_VIDEO_COMP_A
-  };
-  static const gint bgr[4] = { GST_VIDEO_COMP_B, GST_VIDEO_COMP_G,
-    GST_VIDEO_COMP_R, GST_VIDEO_COMP_A
-  };
-  const gint *c;
-  CcWordLayout layout;
-
   switch (format) {
     case GST_VIDEO_FORMAT_v210:
-      c = v210;
-      layout = CC_WORD_V210;
-      break;
+      return CC_WORD_V210;
     case GST_VIDEO_FORMAT_Y410:
-      c = y410;
-      layout = CC_WORD_Y410;
-      break;
+      return CC_WORD_Y410;
     case GST_VIDEO_FORMAT_RGB10A2_LE:
-      c = rgb;
-      layout = CC_WORD_RGB10A2;
-      break;
+      return CC_WORD_RGB10A2;
     default:
-      c = bgr;
-      layout = CC_WORD_BGR10A2;
-      break;
+      return CC_WORD_BGR10A2;
   }
-  memcpy (comps, c, sizeof (gint) * 4);
-  return layout;
 }
 
 /* The twin's device planes that hold the packed format's planes or fields,
@@ -802,7 +777,9 @@ cudaconv_gpu_process_word_packed (CudaConvGpu * gpu,
 
   g_return_val_if_fail (gpu->in_flight == 0 && gpu->depth > 0
       && gpu->packed_in, FALSE);
-  layout = word_layout (GST_VIDEO_INFO_FORMAT (&gpu->packed_info), comps);
+  layout = word_layout (GST_VIDEO_INFO_FORMAT (&gpu->packed_info));
+  cudaconv_word_packed_components (GST_VIDEO_INFO_FORMAT (&gpu->packed_info),
+      comps);
   cudaconv_plane_geometry (&gpu->packed_info, 0, &row_bytes, &rows);
   slot->plan = *plan;
   if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))

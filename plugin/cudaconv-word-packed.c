@@ -160,10 +160,12 @@ v210_rows (const GstVideoFrame * packed, const GstVideoFrame * work,
   }
 }
 
-/* The work components of the fields at bits 0, 10, 20 and 30 of a word */
-static void
-word_components (GstVideoFormat format, gint comps[4])
+void
+cudaconv_word_packed_components (GstVideoFormat format, gint comps[4])
 {
+  static const gint v210[4] = { GST_VIDEO_COMP_Y, GST_VIDEO_COMP_U,
+    GST_VIDEO_COMP_V, -1
+  };
   static const gint y410[4] = { GST_VIDEO_COMP_U, GST_VIDEO_COMP_Y,
     GST_VIDEO_COMP_V, GST_VIDEO_COMP_A
   };
@@ -173,7 +175,8 @@ word_components (GstVideoFormat format, gint comps[4])
   static const gint bgr[4] = { GST_VIDEO_COMP_B, GST_VIDEO_COMP_G,
     GST_VIDEO_COMP_R, GST_VIDEO_COMP_A
   };
-  const gint *c = format == GST_VIDEO_FORMAT_Y410 ? y410 :
+  const gint *c = format == GST_VIDEO_FORMAT_v210 ? v210 :
+      format == GST_VIDEO_FORMAT_Y410 ? y410 :
       format == GST_VIDEO_FORMAT_RGB10A2_LE ? rgb : bgr;
   for (gint k = 0; k < 4; k++)
     comps[k] = c[k];
@@ -186,7 +189,7 @@ word_rows (const GstVideoFrame * packed, const GstVideoFrame * work,
   const gint width = GST_VIDEO_FRAME_WIDTH (work);
   gint comps[4];
 
-  word_components (GST_VIDEO_FRAME_FORMAT (packed), comps);
+  cudaconv_word_packed_components (GST_VIDEO_FRAME_FORMAT (packed), comps);
   for (gint y = y0; y < y1; y++) {
     guint8 *row = (guint8 *) packed_row (packed, y);
     guint16 *planes[4];

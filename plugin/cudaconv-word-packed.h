@@ -18,6 +18,11 @@ G_BEGIN_DECLS
  * GST_VIDEO_FORMAT_UNKNOWN for formats the back ends take as they are. */
 GstVideoFormat cudaconv_word_packed_work_format (GstVideoFormat format);
 
+/* The work format's component that each of format's planes (v210: Y, Cb,
+ * Cr, then -1) or fields (the others: bits 0, 10, 20 and 30 of a word)
+ * holds */
+void cudaconv_word_packed_components (GstVideoFormat format, gint comps[4]);
+
 /* packed (a word-packed frame) into work (its work format, same size), in
  * bands of rows on up to n_threads threads */
 void cudaconv_word_packed_unpack (const GstVideoFrame * packed,
