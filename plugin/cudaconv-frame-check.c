@@ -7,6 +7,70 @@
 #define FRAME_ERROR(error, ...) \
   g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, __VA_ARGS__)
 
+/* Whether [start, start + length) lies inside [0, limit) */
+static gboolean
+span_inside (guint start, guint length, guint limit)
+{
+  return length <= limit && start <= limit - length;
+}
+
+CudaConvCrop
+cudaconv_crop_kind (const GstVideoInfo * info, GstBuffer * buffer)
+{
+  const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buffer);
+  const GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+  const guint w = GST_VIDEO_INFO_WIDTH (info);
+  const guint h = GST_VIDEO_INFO_FIELD_HEIGHT (info);
+
+  if (!crop || (crop->x == 0 && crop->y == 0 && crop->width == w
+          && crop->height == h))
+    return CUDACONV_CROP_NONE;
+  if (crop->width == 0 || crop->height == 0)
+    return CUDACONV_CROP_INVALID;
+  if (span_inside (crop->x, crop->width, w)
+      && span_inside (crop->y, crop->height, h))
+    return CUDACONV_CROP_INSIDE;
+  if (meta && crop->width == w && crop->height == h
+      && span_inside (crop->x, w, meta->width)
+      && span_inside (crop->y, h, meta->height))
+    return CUDACONV_CROP_PICTURE;
+  return CUDACONV_CROP_INVALID;
+}
+
+/* Moves the frame's planes to the crop rectangle's origin (x, y). Each
+ * plane's origin is rounded down to whole samples of its most subsampled
+ * component, so that a packed or semi-planar plane starts on a whole pixel
+ * group; v210 moves by groups of six pixels. */
+static void
+move_to_picture (GstVideoFrame * frame, guint x, guint y)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  const gboolean v210 = GST_VIDEO_FORMAT_INFO_FORMAT (finfo) ==
+      GST_VIDEO_FORMAT_v210;
+
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++) {
+    gint comps[GST_VIDEO_MAX_COMPONENTS];
+    guint w_sub = 0, h_sub = 0, px, py;
+    gsize bytes_x;
+
+    gst_video_format_info_component (finfo, p, comps);
+    for (gint k = 0; k < GST_VIDEO_MAX_COMPONENTS && comps[k] >= 0; k++) {
+      w_sub = MAX (w_sub, GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comps[k]));
+      h_sub = MAX (h_sub, GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comps[k]));
+    }
+    px = x >> w_sub << w_sub;
+    py = y >> h_sub << h_sub;
+    if (v210)
+      bytes_x = (gsize) (x / 6) * 16;
+    else
+      bytes_x = (gsize) (px >> GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comps[0]))
+          * GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comps[0]);
+    frame->data[p] = (guint8 *) frame->data[p] + bytes_x +
+        (gsize) (py >> GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comps[0])) *
+        GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+  }
+}
+
 /* What gst_video_frame_map would refuse with a critical warning, or fail on
  * without saying why, is refused here first. */
 static gboolean
@@ -17,15 +81,15 @@ check_before_map (const GstVideoInfo * info, GstBuffer * buffer,
   const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buffer);
   const gsize size = gst_buffer_get_size (buffer);
 
-  /* the picture is filtered inside the crop rectangle */
-  if (crop && (crop->width == 0 || crop->height == 0
-          || crop->x > (guint) GST_VIDEO_INFO_WIDTH (info) - crop->width
-          || crop->width > (guint) GST_VIDEO_INFO_WIDTH (info)
-          || crop->height > (guint) GST_VIDEO_INFO_HEIGHT (info)
-          || crop->y > (guint) GST_VIDEO_INFO_HEIGHT (info) - crop->height)) {
-    FRAME_ERROR (error, "the buffer's crop meta (%ux%u at %u,%u) does not lie "
-        "inside the %dx%d frame", crop->width, crop->height, crop->x, crop->y,
-        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info));
+  if (cudaconv_crop_kind (info, buffer) == CUDACONV_CROP_INVALID) {
+    FRAME_ERROR (error, "the buffer's crop meta (%ux%u at %u,%u) neither "
+        "lies inside the caps' %dx%d frame nor places a %dx%d picture "
+        "inside the buffer's %ux%u frame", crop->width, crop->height,
+        crop->x, crop->y, GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_FIELD_HEIGHT (info), GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_FIELD_HEIGHT (info), meta ? meta->width :
+        (guint) GST_VIDEO_INFO_WIDTH (info), meta ? meta->height :
+        (guint) GST_VIDEO_INFO_FIELD_HEIGHT (info));
     return FALSE;
   }
 
@@ -126,6 +190,10 @@ cudaconv_frame_map_checked (GstVideoFrame * frame, const GstVideoInfo * info,
   /* a larger meta's extra rows and columns are padding to the back ends */
   frame->info.width = GST_VIDEO_INFO_WIDTH (info);
   frame->info.height = GST_VIDEO_INFO_HEIGHT (info);
+  if (cudaconv_crop_kind (info, buffer) == CUDACONV_CROP_PICTURE) {
+    const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buffer);
+    move_to_picture (frame, crop->x, crop->y);
+  }
   if (!check_planes (frame, info, error)) {
     gst_video_frame_unmap (frame);
     return FALSE;

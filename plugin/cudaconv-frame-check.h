@@ -14,14 +14,36 @@
 
 G_BEGIN_DECLS
 
+/* How a buffer's GstVideoCropMeta places the picture. */
+typedef enum {
+  /* no crop meta, or one whose rectangle is the caps' whole frame */
+  CUDACONV_CROP_NONE,
+  /* a rectangle inside the caps' frame: the caps describe the buffer and
+   * the picture is part of it; it is filtered there and the meta goes on */
+  CUDACONV_CROP_INSIDE,
+  /* a rectangle of the caps' size elsewhere in a larger buffer (its video
+   * meta's frame): the caps describe the picture, as decoders and
+   * videocrop send it; it is read from there and the output is the
+   * picture itself, so the crop is applied and the meta dropped */
+  CUDACONV_CROP_PICTURE,
+  /* neither: the frame check refuses it */
+  CUDACONV_CROP_INVALID
+} CudaConvCrop;
+
+CudaConvCrop cudaconv_crop_kind (const GstVideoInfo * info,
+    GstBuffer * buffer);
+
 /* Maps buffer as a frame of info (the caps), or fails with a message that
- * says what is wrong: a crop meta whose rectangle leaves the frame; a
+ * says what is wrong: a crop meta that is not one of the kinds above; a
  * buffer too short for the caps; a video meta of
  * another format, plane count or a smaller size; a plane whose offset,
  * stride and rows reach past the memory it lies in; a stride that is not
  * positive or shorter than a row; 16-bit samples on odd bytes. A meta
  * larger than the caps is accepted and the frame keeps the caps' size:
- * the back ends read and write the caps' width and height only. */
+ * the back ends read and write the caps' width and height only. A
+ * CUDACONV_CROP_PICTURE frame's planes start at the rectangle's origin,
+ * rounded down to whole chroma samples (and v210's groups of six pixels)
+ * as videocrop rounds it. */
 gboolean cudaconv_frame_map_checked (GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags,
     GError ** error);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cudaconv-plan.h"
+#include "cudaconv-frame-check.h"
 #include "gstcudaconv-enums.h"
 
 /* Where a component's samples lie. GStreamer's format table describes
@@ -64,7 +65,7 @@ cudaconv_plan_make (CudaConvPlan * plan, const GstVideoInfo * info,
   plan->n_planes = GST_VIDEO_INFO_N_PLANES (info);
   plan->offset_scale = ldexpf (1.0f, component_layout (info, 0).depth - 8);
   plan->picture.w = GST_VIDEO_INFO_WIDTH (info);
-  plan->picture.h = GST_VIDEO_INFO_HEIGHT (info);
+  plan->picture.h = GST_VIDEO_INFO_FIELD_HEIGHT (info);
 
   for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
     gboolean chroma = yuv && (c == GST_VIDEO_COMP_U || c == GST_VIDEO_COMP_V);
@@ -177,9 +178,8 @@ void
 cudaconv_plan_set_frame (CudaConvPlan * plan, const GstVideoInfo * info,
     GstBuffer * buffer)
 {
-  const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buffer);
   const GstVideoRectangle whole = { 0, 0, GST_VIDEO_INFO_WIDTH (info),
-    GST_VIDEO_INFO_HEIGHT (info)
+    GST_VIDEO_INFO_FIELD_HEIGHT (info)
   };
 
   switch (GST_VIDEO_INFO_INTERLACE_MODE (info)) {
@@ -195,8 +195,9 @@ cudaconv_plan_set_frame (CudaConvPlan * plan, const GstVideoInfo * info,
       break;
   }
   plan->picture = whole;
-  if (crop && (crop->x != 0 || crop->y != 0 || crop->width != (guint) whole.w
-          || crop->height != (guint) whole.h)) {
+  /* a CUDACONV_CROP_PICTURE frame was mapped at the picture's origin */
+  if (cudaconv_crop_kind (info, buffer) == CUDACONV_CROP_INSIDE) {
+    const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buffer);
     plan->picture.x = crop->x;
     plan->picture.y = crop->y;
     plan->picture.w = crop->width;

@@ -46,9 +46,9 @@ void cudaconv_plan_make (CudaConvPlan * plan, const GstVideoInfo * info,
 
 /* Takes what the input buffer says about its frame: interleaved fields
  * (interlace-mode=interleaved, or mixed with the buffer's INTERLACED flag)
- * and a crop meta. A crop meta must lie inside the frame (the frame check
- * refuses others). Where only part of the frame is the picture, the planes
- * are copied whole first so that the rest leaves unchanged. */
+ * and a crop meta (cudaconv_crop_kind). Where only part of the frame is the
+ * picture (CUDACONV_CROP_INSIDE), the planes are copied whole first so that
+ * the rest leaves unchanged. */
 void cudaconv_plan_set_frame (CudaConvPlan * plan, const GstVideoInfo * info,
     GstBuffer * buffer);
 

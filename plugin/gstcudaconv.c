@@ -35,9 +35,15 @@
  *
  * Interleaved interlaced frames are filtered field by field, each field a
  * plane of its own; in interlace-mode=alternate (caps feature
- * format:Interlaced) each buffer is one field, filtered as a frame. A GstVideoCropMeta stays on the frame; the picture inside
- * its rectangle is filtered with the borders at the rectangle's edges and
- * the rest is copied unchanged.
+ * format:Interlaced) each buffer is one field, filtered as a frame.
+ *
+ * A GstVideoCropMeta of the caps' size in a larger buffer (a decoder's
+ * 1080 rows of 1088, videocrop) is applied: the picture is read from its
+ * rectangle, filtered with the borders at the rectangle's edges, and the
+ * output is the picture alone, with no crop meta. A crop rectangle inside
+ * the caps' frame stays on the frame, the picture inside it filtered and
+ * the rest copied unchanged. Upstream is told that crop metas are taken
+ * whenever frames are filtered.
  *
  * On the GPU, frames of a non-live stream overlap: while one frame's
  * kernels run, the next one is copied in and the previous one copied out,
@@ -241,9 +247,12 @@ update_passthrough (GstCudaConv * self)
   if (identity != gst_base_transform_is_passthrough (trans)) {
     GST_DEBUG_OBJECT (self, "passthrough %s", identity ? "on" : "off");
     gst_base_transform_set_passthrough (trans, identity);
-    /* output buffers must be allocated again */
+    /* output buffers must be allocated again; in passthrough, upstream
+     * must ask downstream which metas it takes (crop metas among them) */
     if (!identity)
       gst_base_transform_reconfigure_src (trans);
+    else
+      gst_base_transform_reconfigure_sink (trans);
   }
   g_mutex_unlock (&self->passthrough_lock);
 }
@@ -651,42 +660,32 @@ configure_failed:
   }
 }
 
-/* A crop meta goes downstream as it came (the picture is filtered inside
- * it), so upstream may send uncropped frames exactly when downstream
- * takes them: a decoder's 1088-row frames then travel without a copy to
- * 1080 rows. */
+/* Upstream is told that crop metas are taken whenever frames are filtered:
+ * a frame whose picture lies in a larger buffer (a decoder's 1088 rows for
+ * 1080, videocrop) is read from there, which spares upstream a copy of the
+ * picture (measured by cudaconv-bench --crop), and whatever the crop, the
+ * output is correct for a downstream that knows nothing of crop metas
+ * (see cudaconv_crop_kind). In passthrough the query is downstream's to
+ * answer. */
 static void
-propose_downstream_crop (GstQuery * decide_query, GstQuery * query)
+propose_crop (GstQuery * query)
 {
-  if (gst_query_find_allocation_meta (decide_query,
-          GST_VIDEO_CROP_META_API_TYPE, NULL)
-      && !gst_query_find_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE,
+  if (!gst_query_find_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE,
           NULL))
     gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
 }
 
-/* Downstream's crop meta support is kept in the decided allocation, to be
- * proposed upstream; the rest as the base class decides. */
-static gboolean
-gst_cudaconv_filter_meta (GstBaseTransform * trans, GstQuery * query,
-    GType api, const GstStructure * params)
-{
-  GstBaseTransformClass *parent = GST_BASE_TRANSFORM_CLASS (parent_class);
-
-  if (api == GST_VIDEO_CROP_META_API_TYPE)
-    return TRUE;
-  return parent->filter_meta ? parent->filter_meta (trans, query, api, params)
-      : TRUE;
-}
-
-/* The crop meta stays with the frame; other metas as GstVideoFilter
- * decides (those with no tags or the video tag only). */
+/* A crop meta whose picture stays where it was goes on with the frame (the
+ * picture is filtered inside it); one whose picture was taken out of a
+ * larger buffer has been applied. Other metas as GstVideoFilter decides
+ * (those with no tags or the video tag only). */
 static gboolean
 gst_cudaconv_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
     GstMeta * meta, GstBuffer * inbuf)
 {
   if (meta->info->api == GST_VIDEO_CROP_META_API_TYPE)
-    return TRUE;
+    return cudaconv_crop_kind (&GST_VIDEO_FILTER (trans)->in_info, inbuf) !=
+        CUDACONV_CROP_PICTURE;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->transform_meta (trans,
       outbuf, meta, inbuf);
 }
@@ -706,7 +705,7 @@ gst_cudaconv_propose_allocation (GstBaseTransform * trans,
             decide_query, query))
       return FALSE;
     if (decide_query)
-      propose_downstream_crop (decide_query, query);
+      propose_crop (query);
     return TRUE;
   }
 
@@ -727,7 +726,7 @@ gst_cudaconv_propose_allocation (GstBaseTransform * trans,
   }
   gst_query_add_allocation_param (query, allocator, NULL);
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  propose_downstream_crop (decide_query, query);
+  propose_crop (query);
   return TRUE;
 }
 
@@ -1288,7 +1287,6 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cudaconv_query);
   trans_class->transform_meta =
       GST_DEBUG_FUNCPTR (gst_cudaconv_transform_meta);
-  trans_class->filter_meta = GST_DEBUG_FUNCPTR (gst_cudaconv_filter_meta);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cudaconv_set_info);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_cudaconv_transform_frame);

@@ -1,6 +1,7 @@
 /* cudaconv benchmark: per-plane kernel times and the element's frame rate.
  *
  *   cudaconv-bench [--kernels] [--element] [--live] [--once] [--cpu-peers]
+ *                  [--crop]
  *                  [--frames N]
  *                  [--size WxH] [--format F] [--props "kernel=gaussian"]
  *                  [--csv FILE]
@@ -17,6 +18,10 @@
  * --props as given (backend=auto unless they say) on --format frames of
  * --size, as pipelines/demo.sh reports it. CPU peers (--cpu-peers, not
  * part of "all"): the CPU backend against OpenCV's cvsmooth on 1080p RGB.
+ * Crop (--crop): 1920x1088 frames through videocrop to their 1080-row
+ * picture, with cudaconv taking videocrop's crop meta and with the meta
+ * refused (videocrop then copies the picture), against 1920x1080 frames
+ * with no crop at all.
  * With no section named, all but --once and --cpu-peers run. --csv appends every number to a file for
  * tests/bench-report.py and tests/bench-plot.py. */
 #include <math.h>
@@ -459,6 +464,25 @@ feed (gpointer data)
   return NULL;
 }
 
+/* Set by the crop table: an element named "crop" in a pipeline hears that
+ * downstream does not take crop metas. */
+static gboolean refuse_crop_meta;
+
+/* After downstream answered the allocation query, its crop meta support
+ * is taken out of the answer. */
+static GstPadProbeReturn
+refuse_crop_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+  guint index;
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION
+      && gst_query_find_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE,
+          &index))
+    gst_query_remove_nth_allocation_meta (query, index);
+  return GST_PAD_PROBE_OK;
+}
+
 /* Frames per second through "appsrc name=src ! <middle> ! appsink
  * name=sink sync=false", counted from the WARMUP_OUTPUTS-th output to the
  * last; negative on failure. */
@@ -481,13 +505,26 @@ pipeline_fps (const char *middle, const char *format, int w, int h,
   double fps = -1.0;
 
   g_free (desc);
-  if (!pipeline) {
+  /* a missing element leaves a pipeline without it, and an error */
+  if (err) {
     fprintf (stderr, "pipeline: %s\n", err->message);
     g_clear_error (&err);
+    gst_clear_object (&pipeline);
     return -1.0;
   }
   src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  if (refuse_crop_meta) {
+    GstElement *crop = gst_bin_get_by_name (GST_BIN (pipeline), "crop");
+    if (crop) {
+      GstPad *pad = gst_element_get_static_pad (crop, "src");
+      /* PULL: called when the query comes back answered */
+      gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+          GST_PAD_PROBE_TYPE_PULL, refuse_crop_probe, NULL, NULL);
+      gst_object_unref (pad);
+      gst_object_unref (crop);
+    }
+  }
   gst_video_info_set_format (&feeder.info,
       gst_video_format_from_string (format), w, h);
   feeder.info.fps_n = 30;
@@ -916,6 +953,71 @@ cpu_peer_table (int frames)
   return status;
 }
 
+static gboolean
+cuda_device_present (void)
+{
+#ifdef HAVE_CUDA
+  int count = 0;
+  if (cudaGetDeviceCount (&count) == cudaSuccess && count > 0)
+    return TRUE;
+  (void) cudaGetLastError ();
+#endif
+  return FALSE;
+}
+
+/* Whether to advertise crop metas upstream: a decoder's 1920x1088 I420
+ * frames cropped to 1080 rows by videocrop (4 rows off the top and bottom,
+ * so the picture starts inside the buffer), with cudaconv taking the crop
+ * meta and with the meta refused, against plain 1920x1080 frames; for each
+ * backend this machine runs, the three alternating, median of CROP_RUNS. */
+#define CROP_RUNS 5
+static int
+crop_table (const char *props, int frames)
+{
+  static const char *backends[] = { "cuda", "cpu" };
+  int status = 0;
+
+  printf ("\nCrop: 1920x1088 I420 ! videocrop top=4 bottom=4 ! cudaconv %s, "
+      "frames/s, median of %d alternating runs\n", props, CROP_RUNS);
+  for (size_t b = 0; b < G_N_ELEMENTS (backends); b++) {
+    const int n = b == 0 ? frames : MIN (frames, 200);
+    gchar *conv = g_strdup_printf ("cudaconv backend=%s %s", backends[b],
+        props);
+    gchar *cropped = g_strdup_printf ("videocrop name=crop top=4 bottom=4 ! "
+        "%s", conv);
+    double meta[CROP_RUNS], copy[CROP_RUNS], plain[CROP_RUNS];
+
+    if (b == 0 && !cuda_device_present ()) {
+      printf ("%-44s (no CUDA device)\n", conv);
+      g_free (cropped);
+      g_free (conv);
+      continue;
+    }
+    for (int k = 0; k < CROP_RUNS; k++) {
+      refuse_crop_meta = FALSE;
+      meta[k] = pipeline_fps (cropped, "I420", 1920, 1088, FEED_FOREIGN, n);
+      refuse_crop_meta = TRUE;
+      copy[k] = pipeline_fps (cropped, "I420", 1920, 1088, FEED_FOREIGN, n);
+      refuse_crop_meta = FALSE;
+      plain[k] = pipeline_fps (conv, "I420", 1920, 1080, FEED_FOREIGN, n);
+    }
+    const double m = median (meta, CROP_RUNS), c = median (copy, CROP_RUNS);
+    const double p = median (plain, CROP_RUNS);
+    printf ("%-44s\n  crop meta taken   %9.1f frames/s\n"
+        "  crop meta refused %9.1f frames/s  (videocrop copies; taken/refused "
+        "%.2fx)\n  no crop, 1080 rows %8.1f frames/s\n", conv, m, c,
+        c > 0 ? m / c : -1.0, p);
+    csv_row ("crop-meta-taken", 1920, 1080, 8, 0, backends[b], m);
+    csv_row ("crop-meta-refused", 1920, 1080, 8, 0, backends[b], c);
+    csv_row ("no-crop", 1920, 1080, 8, 0, backends[b], p);
+    if (meta[0] <= 0 || copy[0] <= 0 || plain[0] <= 0)
+      status = 1;
+    g_free (cropped);
+    g_free (conv);
+  }
+  return status;
+}
+
 /* cudaconv with props as given, one line */
 static int
 once_run (const char *format, const char *props, int frames, int w, int h)
@@ -936,7 +1038,7 @@ int
 main (int argc, char **argv)
 {
   gboolean kernels = FALSE, element = FALSE, live = FALSE, once = FALSE;
-  gboolean cpu_peers = FALSE;
+  gboolean cpu_peers = FALSE, crop = FALSE;
   gint frames = 1000;
   gchar *size = NULL, *format = NULL, *props = NULL;
   gchar *csv_path = NULL;
@@ -950,6 +1052,8 @@ main (int argc, char **argv)
         "One line: cudaconv with --props on --format frames of --size", NULL},
     {"cpu-peers", 0, 0, G_OPTION_ARG_NONE, &cpu_peers,
         "The CPU backend against OpenCV's cvsmooth on 1080p RGB", NULL},
+    {"crop", 0, 0, G_OPTION_ARG_NONE, &crop,
+        "videocrop's crop meta taken against refused", NULL},
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Frames per element run",
         "N"},
     {"size", 0, 0, G_OPTION_ARG_STRING, &size, "Only this frame size",
@@ -984,8 +1088,8 @@ main (int argc, char **argv)
     fprintf (stderr, "cannot open %s\n", csv_path);
     return 2;
   }
-  if (!kernels && !element && !live && !once && !cpu_peers)
-    kernels = element = live = TRUE;
+  if (!kernels && !element && !live && !once && !cpu_peers && !crop)
+    kernels = element = live = crop = TRUE;
   if (!format)
     format = g_strdup ("I420");
   if (!props)
@@ -1005,6 +1109,8 @@ main (int argc, char **argv)
     printf ("\nLive:\n");
     status |= live_run ("cuda", 150);
   }
+  if (crop)
+    status |= crop_table (props, frames);
   if (cpu_peers)
     status |= cpu_peer_table (MIN (frames, 120));
   if (once)

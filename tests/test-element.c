@@ -847,43 +847,22 @@ GST_START_TEST (test_alternate_fields)
 
 GST_END_TEST;
 
-/* A frame with a crop meta: the meta goes on with the output, the
- * picture is filtered with its borders at the crop rectangle's edges, and
- * what lies outside (a decoder's rows below 1080 of 1088) leaves as it
- * came, bleeding nothing into the picture. */
+/* Checks what came out for a frame whose crop rectangle (cx, cy, cw, ch)
+ * lies inside the caps' frame: filtered inside it with the borders at its
+ * edges, unchanged outside, the crop meta kept. */
 static void
-check_crop (const gchar * format, gint width, gint height, gint cx, gint cy,
-    gint cw, gint ch)
+check_cropped_frame (Pushed * p, const TestMatrix * m, gint cx, gint cy,
+    gint cw, gint ch, const gchar * caps)
 {
-  g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
-      "height=%d,framerate=30/1", format, width, height);
-  GstHarness *h = harness_new (caps);
-  GstVideoInfo info;
-  GstVideoCropMeta *crop, *out_crop;
-  TestMatrix m;
-  Pushed p;
-  GstBuffer *in;
+  const GstVideoInfo info = p->info;
+  const GstVideoCropMeta *out_crop = gst_buffer_get_video_crop_meta (p->out);
 
-  matrix_random (&m, 7, FALSE);
-  gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "custom");
-  g_object_set (h->element, "matrix", m.text, NULL);
-  gst_video_info_set_format (&info, gst_video_format_from_string (format),
-      width, height);
-  in = random_frame (&info);
-  make_well_formed (in, &info);
-  crop = gst_buffer_add_video_crop_meta (in);
-  crop->x = cx;
-  crop->y = cy;
-  crop->width = cw;
-  crop->height = ch;
-  push_frame (h, &info, in, &p);
-  out_crop = gst_buffer_get_video_crop_meta (p.out);
   fail_unless (out_crop != NULL, "%s: the crop meta was dropped", caps);
   fail_unless (out_crop->x == (guint) cx && out_crop->y == (guint) cy
       && out_crop->width == (guint) cw && out_crop->height == (guint) ch);
   for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
-    RefImage src = component_image (&p.fin, c);
-    RefImage dst = component_image (&p.fout, c);
+    RefImage src = component_image (&p->fin, c);
+    RefImage dst = component_image (&p->fout, c);
     const gint ws = GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, c);
     const gint hs = GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, c);
     /* the component's samples that cover the rectangle */
@@ -897,7 +876,7 @@ check_crop (const gchar * format, gint width, gint height, gint cx, gint cy,
         (gsize) x0 * src.pixel_stride * src.bytes;
     pic.width = x1 - x0;
     pic.height = y1 - y0;
-    ref_convolve (&pic, m.w, NULL, m.side, m.divisor, 0.0, REF_BORDER_CLAMP,
+    ref_convolve (&pic, m->w, NULL, m->side, m->divisor, 0.0, REF_BORDER_CLAMP,
         ref);
     /* alpha is copied unless channels says otherwise */
     const gboolean alpha = GST_VIDEO_INFO_HAS_ALPHA (&info)
@@ -918,6 +897,39 @@ check_crop (const gchar * format, gint width, gint height, gint cx, gint cy,
       }
     g_free (ref);
   }
+}
+
+/* A frame with a crop meta: the meta goes on with the output, the
+ * picture is filtered with its borders at the crop rectangle's edges, and
+ * what lies outside (a decoder's rows below 1080 of 1088) leaves as it
+ * came, bleeding nothing into the picture. */
+static void
+check_crop (const gchar * format, gint width, gint height, gint cx, gint cy,
+    gint cw, gint ch)
+{
+  g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+      "height=%d,framerate=30/1", format, width, height);
+  GstHarness *h = harness_new (caps);
+  GstVideoInfo info;
+  GstVideoCropMeta *crop;
+  TestMatrix m;
+  Pushed p;
+  GstBuffer *in;
+
+  matrix_random (&m, 7, FALSE);
+  gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "custom");
+  g_object_set (h->element, "matrix", m.text, NULL);
+  gst_video_info_set_format (&info, gst_video_format_from_string (format),
+      width, height);
+  in = random_frame (&info);
+  make_well_formed (in, &info);
+  crop = gst_buffer_add_video_crop_meta (in);
+  crop->x = cx;
+  crop->y = cy;
+  crop->width = cw;
+  crop->height = ch;
+  push_frame (h, &info, in, &p);
+  check_cropped_frame (&p, &m, cx, cy, cw, ch, caps);
   pushed_release (&p);
   gst_buffer_unref (in);
   g_free (m.text);
@@ -961,20 +973,76 @@ GST_START_TEST (test_crop_meta)
 
 GST_END_TEST;
 
-/* Upstream may send uncropped frames exactly when downstream takes them. */
+/* interlace-mode=alternate with a crop meta: the rectangle is in the
+ * field's rows (each buffer is a frame of field height), so it must lie
+ * inside the 38x14 field; one that reaches into the frame's lower half is
+ * refused. */
+GST_START_TEST (test_alternate_crop)
+{
+  const gchar *caps_str = "video/x-raw(format:Interlaced),format=I420,"
+      "width=38,height=27,interlace-mode=alternate,framerate=30/1";
+  GstHarness *h = harness_new (caps_str);
+  GstBus *bus = harness_bus (h);
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstVideoCropMeta *crop;
+  GstVideoInfo info;
+  GstBuffer *in;
+  TestMatrix m;
+  Pushed p;
+
+  matrix_random (&m, 5, FALSE);
+  gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "custom");
+  g_object_set (h->element, "matrix", m.text, NULL);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  for (gint field = 0; field < 2; field++) {
+    in = random_frame (&info);
+    GST_BUFFER_FLAG_SET (in, field ? GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD :
+        GST_VIDEO_BUFFER_FLAG_TOP_FIELD);
+    crop = gst_buffer_add_video_crop_meta (in);
+    crop->x = 3;
+    crop->y = 2 + field;
+    crop->width = 30;
+    crop->height = 11;
+    push_frame (h, &info, in, &p);
+    check_cropped_frame (&p, &m, 3, 2 + field, 30, 11, caps_str);
+    pushed_release (&p);
+    gst_buffer_unref (in);
+  }
+  in = random_frame (&info);
+  GST_BUFFER_FLAG_SET (in, GST_VIDEO_BUFFER_FLAG_TOP_FIELD);
+  crop = gst_buffer_add_video_crop_meta (in);
+  crop->y = 4;
+  crop->width = 38;
+  crop->height = 20;
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  expect_warning (bus, "crop meta", "a crop taller than the field");
+  gst_caps_unref (caps);
+  g_free (m.text);
+  harness_teardown_with_bus (h, bus);
+}
+
+GST_END_TEST;
+
+/* While frames are filtered, upstream is told that crop metas are taken
+ * whatever downstream takes; in passthrough (kernel=identity) downstream
+ * answers. */
 GST_START_TEST (test_crop_allocation)
 {
   const gchar *caps_str = "video/x-raw,format=I420,width=32,height=16,"
       "framerate=30/1";
   GstVideoInfo info;
 
-  for (gint downstream_crops = 0; downstream_crops < 2; downstream_crops++) {
+  for (gint k = 0; k < 4; k++) {
+    const gboolean downstream_crops = k & 1, identity = k >> 1;
     GstElement *element = gst_element_factory_make ("cudaconv", NULL);
     GstHarness *h;
     GstCaps *caps = gst_caps_from_string (caps_str);
     GstQuery *query = gst_query_new_allocation (caps, TRUE);
 
     gst_util_set_object_arg (G_OBJECT (element), "backend", BACKEND);
+    gst_util_set_object_arg (G_OBJECT (element), "kernel",
+        identity ? "identity" : "gaussian");
     h = gst_harness_new_with_element (element, "sink", "src");
     gst_object_unref (element);
     /* what downstream takes is asked when the caps arrive */
@@ -982,12 +1050,12 @@ GST_START_TEST (test_crop_allocation)
       gst_harness_add_propose_allocation_meta (h,
           GST_VIDEO_CROP_META_API_TYPE, NULL);
     gst_harness_set_src_caps_str (h, caps_str);
-    gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "gaussian");
     gst_video_info_from_caps (&info, caps);
     gst_buffer_unref (gst_harness_push_and_pull (h, random_frame (&info)));
     fail_unless (gst_pad_peer_query (h->srcpad, query));
     fail_unless_equals_int (gst_query_find_allocation_meta (query,
-            GST_VIDEO_CROP_META_API_TYPE, NULL), downstream_crops);
+            GST_VIDEO_CROP_META_API_TYPE, NULL),
+        identity ? downstream_crops : TRUE);
     gst_query_unref (query);
     gst_caps_unref (caps);
     gst_harness_teardown (h);
@@ -1546,6 +1614,146 @@ check_pushed_frame (const GstVideoInfo * info, GstBuffer * in, GstBuffer * out,
   gst_video_frame_unmap (&fin);
   gst_video_frame_unmap (&fout);
 }
+
+static void
+set_sample (const RefImage * im, gint x, gint y, guint v)
+{
+  guint8 *p = (guint8 *) im->data + y * im->pitch +
+      (gsize) x * im->pixel_stride * im->bytes;
+  if (im->bytes == 1)
+    p[0] = v;
+  else
+    GST_WRITE_UINT16_LE (p, v);
+}
+
+/* The caps' picture inside a larger buffer, as decoders and videocrop send
+ * it: a video meta of the buffer's size and a crop meta of the caps' size
+ * at (cx, cy). The output must be the frame that the same picture copied
+ * out on its own gives (what upstream sends when crop metas are refused),
+ * with no crop meta left. Packed 4:2:2 takes even cx, v210 multiples of 6
+ * (their pixel groups); 4:2:0 chroma starts at cy / 2 rounded down. */
+static void
+check_crop_picture (const gchar * format, gint width, gint height,
+    gint buffer_width, gint buffer_height, gint cx, gint cy)
+{
+  g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+      "height=%d,framerate=30/1", format, width, height);
+  const GstVideoFormat fmt = gst_video_format_from_string (format);
+  GstHarness *copied = harness_new (caps), *cropped = harness_new (caps);
+  GstVideoInfo info, big_info;
+  GstVideoFrame fbig, fpic, fa, fb;
+  GstVideoCropMeta *crop;
+  GstBuffer *big, *pic, *out_a, *out_b;
+  TestMatrix m;
+
+  matrix_random (&m, 5, FALSE);
+  set_custom_matrix (copied, &m);
+  set_custom_matrix (cropped, &m);
+  gst_video_info_set_format (&info, fmt, width, height);
+  gst_video_info_set_format (&big_info, fmt, buffer_width, buffer_height);
+  big = random_frame (&big_info);
+  make_well_formed (big, &big_info);
+  pic = random_frame (&info);
+  fail_unless (gst_video_frame_map (&fbig, &big_info, big, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fpic, &info, pic, GST_MAP_WRITE));
+  if (fmt == GST_VIDEO_FORMAT_v210) {
+    const GstVideoFormatInfo *finfo = info.finfo;
+    guint16 *line = g_new (guint16, 4 * (gsize) (width + 6));
+    /* six pixels in 16 bytes (1.22's unpack takes x as two bytes a pixel) */
+    gpointer from[GST_VIDEO_MAX_PLANES] = {
+      (guint8 *) fbig.data[0] + (gsize) cx / 6 * 16
+    };
+    for (gint y = 0; y < height; y++) {
+      finfo->unpack_func (finfo, 0, line, from, fbig.info.stride, 0, cy + y,
+          width);
+      finfo->pack_func (finfo, 0, line, 0, fpic.data, fpic.info.stride,
+          GST_VIDEO_CHROMA_SITE_UNKNOWN, y, width);
+    }
+    g_free (line);
+  } else {
+    for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+      const RefImage from = component_image (&fbig, c);
+      const RefImage to = component_image (&fpic, c);
+      const gint x0 = cx >> GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, c);
+      const gint y0 = cy >> GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, c);
+      for (gint y = 0; y < to.height; y++)
+        for (gint x = 0; x < to.width; x++)
+          set_sample (&to, x, y, sample (&from, x0 + x, y0 + y));
+    }
+  }
+  gst_video_frame_unmap (&fbig);
+  gst_video_frame_unmap (&fpic);
+  gst_buffer_add_video_meta_full (big, GST_VIDEO_FRAME_FLAG_NONE, fmt,
+      buffer_width, buffer_height, GST_VIDEO_INFO_N_PLANES (&big_info),
+      big_info.offset, big_info.stride);
+  crop = gst_buffer_add_video_crop_meta (big);
+  crop->x = cx;
+  crop->y = cy;
+  crop->width = width;
+  crop->height = height;
+
+  out_a = gst_harness_push_and_pull (copied, gst_buffer_ref (pic));
+  out_b = gst_harness_push_and_pull (cropped, gst_buffer_ref (big));
+  fail_unless (out_a && out_b, "%s: no output", caps);
+  fail_unless (gst_buffer_get_video_crop_meta (out_b) == NULL,
+      "%s: the applied crop meta went on", caps);
+  fail_unless (gst_video_frame_map (&fa, &info, out_a, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, &info, out_b, GST_MAP_READ));
+  if (fmt == GST_VIDEO_FORMAT_v210) {
+    Unpacked ua, ub;
+    unpacked_from_frame (&fa, &ua);
+    unpacked_from_frame (&fb, &ub);
+    for (guint k = 0; k < ua.n; k++)
+      fail_unless (memcmp (ua.c[k], ub.c[k],
+              sizeof (guint16) * width * height) == 0,
+          "%s crop at %d,%d: component %d differs from the copied picture's",
+          caps, cx, cy, k);
+    unpacked_clear (&ua);
+    unpacked_clear (&ub);
+  } else {
+    for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+      const RefImage a = component_image (&fa, c);
+      const RefImage b = component_image (&fb, c);
+      for (gint y = 0; y < a.height; y++)
+        for (gint x = 0; x < a.width; x++)
+          if (sample (&a, x, y) != sample (&b, x, y))
+            fail ("%s crop at %d,%d: component %u at %d,%d is 0x%x, the "
+                "copied picture gave 0x%x", caps, cx, cy, c, x, y,
+                sample (&b, x, y), sample (&a, x, y));
+    }
+  }
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  /* and the copied picture itself against the reference */
+  if (fmt != GST_VIDEO_FORMAT_v210)
+    check_pushed_frame (&info, pic, out_a, &m, caps);
+  gst_buffer_unref (out_a);
+  gst_buffer_unref (out_b);
+  gst_buffer_unref (pic);
+  gst_buffer_unref (big);
+  gst_harness_teardown (copied);
+  gst_harness_teardown (cropped);
+  g_free (m.text);
+}
+
+GST_START_TEST (test_crop_picture)
+{
+  /* videocrop top=8 of a decoder's 1088 rows (scaled down) */
+  check_crop_picture ("I420", 64, 64, 64, 72, 0, 8);
+  check_crop_picture ("I420", 41, 37, 61, 47, 5, 3);
+  check_crop_picture ("NV12", 40, 30, 48, 40, 3, 4);
+  check_crop_picture ("P010_10LE", 64, 64, 64, 72, 0, 8);
+  check_crop_picture ("YUY2", 40, 31, 61, 47, 4, 3);
+  check_crop_picture ("UYVY", 21, 9, 31, 17, 6, 8);
+  check_crop_picture ("RGBx", 20, 19, 40, 30, 7, 4);
+  check_crop_picture ("BGR", 21, 11, 33, 20, 5, 9);
+  check_crop_picture ("Y444_10LE", 13, 7, 40, 30, 1, 1);
+  check_crop_picture ("GBR", 17, 15, 24, 20, 7, 5);
+  check_crop_picture ("v210", 50, 9, 80, 16, 6, 3);
+  check_crop_picture ("v210", 13, 5, 40, 12, 24, 7);
+}
+
+GST_END_TEST;
 
 /* Pushes bad: nothing comes out and one warning mentions the problem; the
  * good frame pushed next comes out filtered and marked DISCONT, since a
@@ -2199,6 +2407,8 @@ cudaconv_suite (void)
   tcase_add_test (tc, test_alternate_fields);
   tcase_add_test (tc, test_word_packed);
   tcase_add_test (tc, test_crop_meta);
+  tcase_add_test (tc, test_crop_picture);
+  tcase_add_test (tc, test_alternate_crop);
   tcase_add_test (tc, test_crop_allocation);
   tcase_add_test (tc, test_caps_fields_kept);
   tcase_add_test (tc, test_identity_passthrough);
