@@ -37,6 +37,8 @@ typedef struct {
   guint8 *frame_in, *frame_out;
   DevicePlane planes[GST_VIDEO_MAX_PLANES];
   guint8 *staging_in, *staging_out;     /* pinned, all planes back to back */
+  /* word-packed frames as they travel (cudaconv_gpu_configure_word_packed) */
+  guint8 *packed_in, *packed_out;
   /* the frame in flight */
   gboolean busy;
   gboolean owns_frames;         /* unmap them when finished */
@@ -77,9 +79,10 @@ struct _CudaConvGpu {
   gboolean host_register;
   CudaConvHostRegister registered;
 
-  /* word-packed frames as they travel (cudaconv_gpu_configure_word_packed) */
+  gsize staging_size;
+  /* frames travel word-packed (cudaconv_gpu_configure_word_packed) */
+  gboolean word_packed;
   GstVideoInfo packed_info;
-  guint8 *packed_in, *packed_out;
 
   TuneKey tune_key;
   Tuned tuned[MAX_TUNED];
@@ -103,6 +106,8 @@ release_slots (CudaConvGpu * gpu)
     }
     cudaFreeHost (slot->staging_in);
     cudaFreeHost (slot->staging_out);
+    cudaFree (slot->packed_in);
+    cudaFree (slot->packed_out);
     if (slot->done)
       cudaEventDestroy (slot->done);
     if (slot->stream)
@@ -112,9 +117,8 @@ release_slots (CudaConvGpu * gpu)
   gpu->n_planes = 0;
   gpu->depth = 0;
   gpu->oldest = gpu->in_flight = 0;
-  cudaFree (gpu->packed_in);
-  cudaFree (gpu->packed_out);
-  gpu->packed_in = gpu->packed_out = NULL;
+  gpu->staging_size = 0;
+  gpu->word_packed = FALSE;
 }
 
 /* The runtime says cudaErrorInsufficientDriver both for an old driver and
@@ -317,6 +321,7 @@ cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
       offset += pp->row_bytes * pp->rows;
     }
   }
+  gpu->staging_size = staging_size;
   GST_DEBUG ("configured %s %dx%d: %u planes, %u frame slots of %"
       G_GSIZE_FORMAT " bytes of staging each way", GST_VIDEO_INFO_NAME (info),
       GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
@@ -482,20 +487,155 @@ frame_is_whole (const CudaConvGpu * gpu, const GstVideoFrame * frame)
   return TRUE;
 }
 
-/* Whether the slot's frame can travel as one copy each way: device frames
- * exist, both frames are copied by DMA and laid out as the caps say, and
- * every plane is written on the device (the copy back carries them all). */
+/* Whether one side of the slot's frame can travel as one copy: device
+ * frames exist, the frame is copied by DMA and laid out as the caps say,
+ * and every plane is written on the device (a copy back carries them
+ * all). A crop's picture inside a larger buffer goes plane by plane. */
 static gboolean
-copies_whole_frames (const CudaConvGpu * gpu, const FrameSlot * slot,
-    gboolean in_direct, gboolean out_direct)
+copies_whole_frame (const CudaConvGpu * gpu, const FrameSlot * slot,
+    const GstVideoFrame * frame, gboolean direct)
 {
-  if (!gpu->frame_layout || !in_direct || !out_direct
-      || !frame_is_whole (gpu, &slot->in) || !frame_is_whole (gpu, &slot->out))
+  if (gpu->word_packed || !gpu->frame_layout || !direct
+      || !frame_is_whole (gpu, frame))
     return FALSE;
   for (guint p = 0; p < slot->plan.n_planes; p++)
     if (!slot->plan.planes[p].process)
       return FALSE;
   return TRUE;
+}
+
+gboolean
+cudaconv_gpu_configure_word_packed (CudaConvGpu * gpu,
+    const GstVideoInfo * packed_info, GError ** error)
+{
+  gsize row_bytes;
+  gint rows;
+
+  g_return_val_if_fail (gpu->in_flight == 0 && gpu->depth > 0, FALSE);
+  cudaconv_plane_geometry (packed_info, 0, &row_bytes, &rows);
+  if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))
+    return FALSE;
+  for (guint s = 0; s < gpu->depth; s++) {
+    FrameSlot *slot = &gpu->slots[s];
+    if (!CUDACONV_CHECK (cudaMalloc ((void **) &slot->packed_in,
+                GST_VIDEO_INFO_SIZE (packed_info)), error)
+        || !CUDACONV_CHECK (cudaMalloc ((void **) &slot->packed_out,
+                GST_VIDEO_INFO_SIZE (packed_info)), error))
+      return FALSE;
+    /* the twin's planes take more bytes than the packed frame, but the
+     * staging must hold the packed rows whatever the format */
+    if (row_bytes * rows > gpu->staging_size) {
+      cudaFreeHost (slot->staging_in);
+      cudaFreeHost (slot->staging_out);
+      slot->staging_in = slot->staging_out = NULL;
+      if (!CUDACONV_CHECK (cudaHostAlloc ((void **) &slot->staging_in,
+                  row_bytes * rows, cudaHostAllocDefault), error)
+          || !CUDACONV_CHECK (cudaHostAlloc ((void **) &slot->staging_out,
+                  row_bytes * rows, cudaHostAllocDefault), error))
+        return FALSE;
+    }
+  }
+  gpu->staging_size = MAX (gpu->staging_size, row_bytes * rows);
+  gpu->packed_info = *packed_info;
+  gpu->word_packed = TRUE;
+  return TRUE;
+}
+
+/* The kernels' name for a word-packed format */
+static CcWordLayout
+word_layout (GstVideoFormat format)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_v210:
+      return CC_WORD_V210;
+    case GST_VIDEO_FORMAT_Y410:
+      return CC_WORD_Y410;
+    case GST_VIDEO_FORMAT_RGB10A2_LE:
+      return CC_WORD_RGB10A2;
+    default:
+      return CC_WORD_BGR10A2;
+  }
+}
+
+/* The twin's device planes that hold the packed format's planes or fields,
+ * on the input (in) or the output side */
+static void
+word_planes (const CudaConvGpu * gpu, const FrameSlot * slot,
+    const gint comps[4], gboolean in, void *planes[4], size_t pitches[4])
+{
+  for (gint k = 0; k < 4; k++) {
+    const DevicePlane *dp;
+    if (comps[k] < 0) {
+      planes[k] = NULL;
+      pitches[k] = 0;
+      continue;
+    }
+    dp = &slot->planes[GST_VIDEO_INFO_COMP_PLANE (&gpu->info, comps[k])];
+    planes[k] = in ? dp->in : dp->out;
+    pitches[k] = in ? dp->in_pitch : dp->out_pitch;
+  }
+}
+
+/* A word-packed frame on the slot's stream: copied to the device as it is,
+ * unpacked there into the twin's planes, filtered, packed and copied back
+ * (into staging_out when out is not copied by DMA). */
+static gboolean
+enqueue_word_packed (CudaConvGpu * gpu, FrameSlot * slot,
+    const CudaConvFilter * filter, CcBorder border,
+    CudaConvGpuStrategy strategy, gboolean in_direct, gboolean out_direct,
+    GError ** error)
+{
+  const CudaConvPlan *plan = &slot->plan;
+  const GstVideoFormat format = GST_VIDEO_INFO_FORMAT (&gpu->packed_info);
+  const CcWordLayout layout = word_layout (format);
+  const gsize pitch = GST_VIDEO_INFO_PLANE_STRIDE (&gpu->packed_info, 0);
+  const gint width = GST_VIDEO_INFO_WIDTH (&gpu->info);
+  const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (&slot->in, 0);
+  gsize src_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (&slot->in, 0);
+  void *planes[4];
+  size_t pitches[4];
+  gint comps[4], rows, largest = 0;
+  gsize row_bytes;
+
+  cudaconv_word_packed_components (format, comps);
+  cudaconv_plane_geometry (&gpu->packed_info, 0, &row_bytes, &rows);
+  if (!in_direct) {
+    copy_rows (slot->staging_in, row_bytes, src, src_pitch, row_bytes, rows);
+    src = slot->staging_in;
+    src_pitch = row_bytes;
+  }
+  word_planes (gpu, slot, comps, TRUE, planes, pitches);
+  if (!CUDACONV_CHECK (cudaMemcpy2DAsync (slot->packed_in, pitch, src,
+              src_pitch, row_bytes, rows, cudaMemcpyHostToDevice,
+              slot->stream), error)
+      || !CUDACONV_CHECK (cc_cuda_word_packed_convert (layout, 1,
+              slot->packed_in, pitch, width, rows, planes, pitches,
+              slot->stream), error))
+    return FALSE;
+  for (guint p = 0; p < plan->n_planes; p++) {
+    const CudaConvPlanePlan *pp = &plan->planes[p];
+    const DevicePlane *dp = &slot->planes[p];
+    /* the output planes are packed whole: what no action writes is the
+     * input's */
+    if ((!pp->process || pp->copy_first)
+        && !CUDACONV_CHECK (cudaMemcpy2DAsync (dp->out, dp->out_pitch, dp->in,
+                dp->in_pitch, pp->row_bytes, pp->rows,
+                cudaMemcpyDeviceToDevice, slot->stream), error))
+      return FALSE;
+    if (pp->process && !run_plane_kernels (gpu, slot, p, filter, border,
+            strategy, &largest, error))
+      return FALSE;
+  }
+  word_planes (gpu, slot, comps, FALSE, planes, pitches);
+  if (!CUDACONV_CHECK (cc_cuda_word_packed_convert (layout, 0,
+              slot->packed_out, pitch, width, rows, planes, pitches,
+              slot->stream), error))
+    return FALSE;
+  return CUDACONV_CHECK (cudaMemcpy2DAsync (out_direct ?
+          GST_VIDEO_FRAME_PLANE_DATA (&slot->out, 0) : slot->staging_out,
+          out_direct ? (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&slot->out, 0) :
+          row_bytes, slot->packed_out, pitch, row_bytes, rows,
+          cudaMemcpyDeviceToHost, slot->stream), error);
 }
 
 /* Queues the frame in slot on its stream. */
@@ -513,8 +653,8 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
   /* bytes from the first plane's first byte to the frame's end */
   const gsize frame_bytes = GST_VIDEO_INFO_SIZE (&gpu->info) -
       GST_VIDEO_INFO_PLANE_OFFSET (&gpu->info, 0);
-  const gboolean whole = copies_whole_frames (gpu, slot, in_direct,
-      out_direct);
+  const gboolean whole_in = copies_whole_frame (gpu, slot, in, in_direct);
+  const gboolean whole_out = copies_whole_frame (gpu, slot, out, out_direct);
   gint largest = 0;
 
   if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))
@@ -524,7 +664,11 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
     return FALSE;
 
   slot->out_staged = !out_direct;
-  if (whole && !CUDACONV_CHECK (cudaMemcpyAsync (slot->planes[0].in,
+  if (gpu->word_packed)
+    return enqueue_word_packed (gpu, slot, filter, border, strategy,
+        in_direct, out_direct, error)
+        && CUDACONV_CHECK (cudaEventRecord (slot->done, slot->stream), error);
+  if (whole_in && !CUDACONV_CHECK (cudaMemcpyAsync (slot->planes[0].in,
               GST_VIDEO_FRAME_PLANE_DATA (in, 0), frame_bytes,
               cudaMemcpyHostToDevice, slot->stream), error))
     return FALSE;
@@ -542,7 +686,7 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
       src = slot->staging_in + dp->staging_offset;
       src_pitch = pp->row_bytes;
     }
-    if (!whole && !CUDACONV_CHECK (cudaMemcpy2DAsync (dp->in, dp->in_pitch,
+    if (!whole_in && !CUDACONV_CHECK (cudaMemcpy2DAsync (dp->in, dp->in_pitch,
                 src, src_pitch, pp->row_bytes, pp->rows,
                 cudaMemcpyHostToDevice, slot->stream), error))
       return FALSE;
@@ -554,7 +698,7 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
     if (!run_plane_kernels (gpu, slot, p, filter, border, strategy, &largest,
             error))
       return FALSE;
-    if (whole) {
+    if (whole_out) {
       continue;
     } else if (out_direct) {
       if (!CUDACONV_CHECK (cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA (out,
@@ -569,7 +713,7 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
       return FALSE;
     }
   }
-  if (whole && !CUDACONV_CHECK (cudaMemcpyAsync (GST_VIDEO_FRAME_PLANE_DATA
+  if (whole_out && !CUDACONV_CHECK (cudaMemcpyAsync (GST_VIDEO_FRAME_PLANE_DATA
               (out, 0), slot->planes[0].out, frame_bytes,
               cudaMemcpyDeviceToHost, slot->stream), error))
     return FALSE;
@@ -589,7 +733,14 @@ complete_slot (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
 {
   if (!CUDACONV_CHECK (cudaEventSynchronize (slot->done), error))
     return FALSE;
-  if (slot->out_staged) {
+  if (slot->out_staged && gpu->word_packed) {
+    gsize row_bytes;
+    gint rows;
+    cudaconv_plane_geometry (&gpu->packed_info, 0, &row_bytes, &rows);
+    copy_rows (GST_VIDEO_FRAME_PLANE_DATA (&slot->out, 0),
+        GST_VIDEO_FRAME_PLANE_STRIDE (&slot->out, 0), slot->staging_out,
+        row_bytes, row_bytes, rows);
+  } else if (slot->out_staged) {
     for (guint p = 0; p < slot->plan.n_planes; p++) {
       const CudaConvPlanePlan *pp = &slot->plan.planes[p];
       if (pp->process)
@@ -711,120 +862,4 @@ cudaconv_gpu_discard (CudaConvGpu * gpu)
     advance_oldest (gpu);
   }
   (void) cudaGetLastError ();
-}
-
-gboolean
-cudaconv_gpu_configure_word_packed (CudaConvGpu * gpu,
-    const GstVideoInfo * packed_info, GError ** error)
-{
-  gpu->packed_info = *packed_info;
-  return CUDACONV_CHECK (cudaSetDevice (gpu->device), error)
-      && CUDACONV_CHECK (cudaMalloc ((void **) &gpu->packed_in,
-          GST_VIDEO_INFO_SIZE (packed_info)), error)
-      && CUDACONV_CHECK (cudaMalloc ((void **) &gpu->packed_out,
-          GST_VIDEO_INFO_SIZE (packed_info)), error);
-}
-
-/* The kernels' name for a word-packed format */
-static CcWordLayout
-word_layout (GstVideoFormat format)
-{
-  switch (format) {
-    case GST_VIDEO_FORMAT_v210:
-      return CC_WORD_V210;
-    case GST_VIDEO_FORMAT_Y410:
-      return CC_WORD_Y410;
-    case GST_VIDEO_FORMAT_RGB10A2_LE:
-      return CC_WORD_RGB10A2;
-    default:
-      return CC_WORD_BGR10A2;
-  }
-}
-
-/* The twin's device planes that hold the packed format's planes or fields,
- * on the input (in) or the output side */
-static void
-word_planes (const CudaConvGpu * gpu, const FrameSlot * slot,
-    const gint comps[4], gboolean in, void *planes[4], size_t pitches[4])
-{
-  for (gint k = 0; k < 4; k++) {
-    const DevicePlane *dp;
-    if (comps[k] < 0) {
-      planes[k] = NULL;
-      pitches[k] = 0;
-      continue;
-    }
-    dp = &slot->planes[GST_VIDEO_INFO_COMP_PLANE (&gpu->info, comps[k])];
-    planes[k] = in ? dp->in : dp->out;
-    pitches[k] = in ? dp->in_pitch : dp->out_pitch;
-  }
-}
-
-gboolean
-cudaconv_gpu_process_word_packed (CudaConvGpu * gpu,
-    const CudaConvPlan * plan, const CudaConvFilter * filter,
-    guint filter_cookie, CcBorder border, CudaConvGpuStrategy strategy,
-    GstVideoFrame * in, GstVideoFrame * out, GError ** error)
-{
-  FrameSlot *slot = &gpu->slots[0];
-  const gsize pitch = GST_VIDEO_INFO_PLANE_STRIDE (&gpu->packed_info, 0);
-  const gint width = GST_VIDEO_INFO_WIDTH (&gpu->info);
-  void *planes[4];
-  size_t pitches[4];
-  gint comps[4], rows, largest = 0;
-  gsize row_bytes;
-  CcWordLayout layout;
-
-  g_return_val_if_fail (gpu->in_flight == 0 && gpu->depth > 0
-      && gpu->packed_in, FALSE);
-  layout = word_layout (GST_VIDEO_INFO_FORMAT (&gpu->packed_info));
-  cudaconv_word_packed_components (GST_VIDEO_INFO_FORMAT (&gpu->packed_info),
-      comps);
-  cudaconv_plane_geometry (&gpu->packed_info, 0, &row_bytes, &rows);
-  slot->plan = *plan;
-  if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))
-    return FALSE;
-  if (plan->any_filter && filter_cookie != gpu->uploaded_cookie
-      && !upload_filter (gpu, slot, filter, filter_cookie, error))
-    return FALSE;
-  word_planes (gpu, slot, comps, TRUE, planes, pitches);
-  if (!CUDACONV_CHECK (cudaMemcpy2DAsync (gpu->packed_in, pitch,
-              GST_VIDEO_FRAME_PLANE_DATA (in, 0),
-              GST_VIDEO_FRAME_PLANE_STRIDE (in, 0), row_bytes, rows,
-              cudaMemcpyHostToDevice, slot->stream), error)
-      || !CUDACONV_CHECK (cc_cuda_word_packed_convert (layout, 1,
-              gpu->packed_in, pitch, width, rows, planes, pitches,
-              slot->stream), error))
-    goto failed;
-  for (guint p = 0; p < plan->n_planes; p++) {
-    const CudaConvPlanePlan *pp = &plan->planes[p];
-    const DevicePlane *dp = &slot->planes[p];
-    /* the output planes are packed whole: what no action writes is the
-     * input's */
-    if ((!pp->process || pp->copy_first)
-        && !CUDACONV_CHECK (cudaMemcpy2DAsync (dp->out, dp->out_pitch, dp->in,
-                dp->in_pitch, pp->row_bytes, pp->rows,
-                cudaMemcpyDeviceToDevice, slot->stream), error))
-      goto failed;
-    if (pp->process && !run_plane_kernels (gpu, slot, p, filter, border,
-            strategy, &largest, error))
-      goto failed;
-  }
-  word_planes (gpu, slot, comps, FALSE, planes, pitches);
-  if (!CUDACONV_CHECK (cc_cuda_word_packed_convert (layout, 0,
-              gpu->packed_out, pitch, width, rows, planes, pitches,
-              slot->stream), error)
-      || !CUDACONV_CHECK (cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA (out,
-                  0), GST_VIDEO_FRAME_PLANE_STRIDE (out, 0), gpu->packed_out,
-              pitch, row_bytes, rows, cudaMemcpyDeviceToHost, slot->stream),
-          error)
-      || !CUDACONV_CHECK (cudaStreamSynchronize (slot->stream), error))
-    goto failed;
-  return TRUE;
-
-failed:
-  /* copies already queued may still read or write the frames */
-  cudaStreamSynchronize (slot->stream);
-  (void) cudaGetLastError ();
-  return FALSE;
 }

@@ -60,17 +60,12 @@ gboolean cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
     GError ** error);
 
 /* Word-packed formats (cudaconv-word-packed.h): after configuring with the
- * planar twin, this takes frames of packed_info, the caps' own format. */
+ * planar twin, frames of packed_info, the caps' own format, are what
+ * process and submit take. They are copied to the device as they are,
+ * unpacked there into the twin's planes, filtered (the plan is the
+ * twin's), packed there and copied back. Nothing may be in flight. */
 gboolean cudaconv_gpu_configure_word_packed (CudaConvGpu * gpu,
     const GstVideoInfo * packed_info, GError ** error);
-
-/* One word-packed frame, finished before it returns: copied to the device
- * as it is, unpacked there into the twin's planes, filtered (plan is the
- * twin's), packed there and copied back. No frame may be in flight. */
-gboolean cudaconv_gpu_process_word_packed (CudaConvGpu * gpu,
-    const CudaConvPlan * plan, const CudaConvFilter * filter,
-    guint filter_cookie, CcBorder border, CudaConvGpuStrategy strategy,
-    GstVideoFrame * in, GstVideoFrame * out, GError ** error);
 
 /* Queues one frame in a free slot (there must be one: see in_flight) and
  * returns without waiting. Takes over both mapped frames: they are unmapped

@@ -28,8 +28,8 @@
  * scaled to the depth. The pad templates list the formats in the order the
  * element prefers them: 8-bit 4:2:0 and packed 4:2:2 first. The
  * word-packed 10-bit formats (v210, Y410, RGB10A2_LE, BGR10A2_LE) are
- * filtered through a planar 16-bit copy (made on the GPU with the CUDA
- * backend), one frame at a time. Alpha is copied
+ * filtered through a planar 16-bit copy, made on the GPU with the CUDA
+ * backend (where they overlap like the other formats). Alpha is copied
  * unless the channels property names it. Edge presets on YUV formats produce
  * a gray edge map (neutral chroma) unless gray-edges=false.
  *
@@ -850,7 +850,8 @@ frame_settings (GstCudaConv * self, GstBuffer * inbuf,
 }
 
 /* One frame, finished before it returns: in and out are frames of
- * work_info, inbuf the input buffer (its flags and crop meta). */
+ * work_info (on the CUDA backend, of the caps even when they are
+ * word-packed), inbuf the input buffer (its flags and crop meta). */
 static GstFlowReturn
 process_frames (GstCudaConv * self, GstBuffer * inbuf, GstVideoFrame * in,
     GstVideoFrame * out)
@@ -883,30 +884,14 @@ process_failed:
   }
 }
 
-/* A word-packed frame: on the GPU unpacked, filtered and packed there; on
- * the CPU unpacked into work_in, filtered into work_out, packed into out. */
+/* A word-packed frame on the CPU: unpacked into work_in, filtered into
+ * work_out, packed into out. (The CUDA backend takes it as it is.) */
 static GstFlowReturn
-process_word_packed (GstCudaConv * self, GstVideoFrame * in,
+process_word_packed_on_cpu (GstCudaConv * self, GstVideoFrame * in,
     GstVideoFrame * out)
 {
   GstVideoFrame work_in, work_out;
   GstFlowReturn ret;
-
-  if (self->active_backend == GST_CUDACONV_BACKEND_CUDA) {
-    GstCudaConvSettings s;
-    CudaConvPlan plan;
-    GError *err = NULL;
-
-    frame_settings (self, in->buffer, &s, &plan);
-    if (cudaconv_gpu_process_word_packed (self->gpu, &plan, &self->filter,
-            self->filter_cookie, (CcBorder) s.border,
-            gpu_strategy (s.strategy), in, out, &err))
-      return GST_FLOW_OK;
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA backend failed: %s",
-            err->message), (NULL));
-    g_error_free (err);
-    return GST_FLOW_ERROR;
-  }
 
   if (!gst_video_frame_map (&work_in, &self->work_info, self->work_in,
           GST_MAP_READWRITE))
@@ -934,15 +919,15 @@ gst_cudaconv_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
 {
   GstCudaConv *self = GST_CUDACONV (filter);
 
-  if (self->word_packed)
-    return process_word_packed (self, in, out);
+  if (self->word_packed && self->active_backend != GST_CUDACONV_BACKEND_CUDA)
+    return process_word_packed_on_cpu (self, in, out);
   return process_frames (self, in->buffer, in, out);
 }
 
 static gboolean
 overlapping (GstCudaConv * self)
 {
-  return self->gpu && self->depth > 1 && !self->word_packed
+  return self->gpu && self->depth > 1
       && !gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (self));
 }
 
@@ -1055,9 +1040,8 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
         outbuf);
   }
   trans->queued_buf = NULL;
-  /* decided once: passthrough may be switched on from another thread;
-   * word-packed frames go through work frames one at a time */
-  queue_on_gpu = self->gpu && self->depth > 1 && !self->word_packed;
+  /* decided once: passthrough may be switched on from another thread */
+  queue_on_gpu = self->gpu && self->depth > 1;
 
   if (GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP))
     return forward_gap (self, inbuf);
