@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The whole benchmark in one run (meson benchmark 'all', or by hand on the
 # GPU machine): the kernels, the element end to end with its floor and
-# cudaupload ! cudadownload (I420, then P010_10LE and YUY2), the CPU backend
-# against gaussianblur and (where gstreamer1.0-opencv is installed) OpenCV's
-# cvsmooth, the live run, then the Python peers (CuPy, PyTorch, OpenCV) on the same planes.
+# cudaupload ! cudadownload (I420, then P010_10LE, YUY2 and v210), the CPU
+# backend against gaussianblur, crop metas taken against refused, the live
+# run, (where gstreamer1.0-opencv is installed) the CPU backend against
+# OpenCV's cvsmooth, then the Python peers (CuPy, PyTorch, OpenCV) on the
+# same planes.
 # Tables go to stdout; every number also goes to $CUDACONV_BENCH_CSV
 # (default: bench.csv in the current directory), which tests/bench-plot.py
 # turns into the plot of BENCHMARKS.md.
@@ -24,7 +26,7 @@ date -u +"run at %Y-%m-%dT%H:%M:%SZ"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
 "$build/tests/cudaconv-bench" --csv "$csv" --frames "${CUDACONV_BENCH_FRAMES:-1000}" || status=1
 # the formats of 10-bit decoders and webcams, end to end against their floor
-for format in P010_10LE YUY2; do
+for format in P010_10LE YUY2 v210; do
   "$build/tests/cudaconv-bench" --element --format $format --frames "${CUDACONV_BENCH_FRAMES:-1000}" || status=1
 done
 "$build/tests/cudaconv-bench" --cpu-peers || status=1
