@@ -127,13 +127,6 @@ cc_cuda_filter_slot_release (int slot)
     slots[slot] = SlotRecord ();
 }
 
-extern "C" int
-cc_cuda_slot_is_separable (int slot)
-{
-  SlotRecord r;
-  return slot_record (slot, &r) && r.separable;
-}
-
 extern "C" cudaError_t
 cc_cuda_upload_filter (int slot, const CcFilter * filter, cudaStream_t stream)
 {

@@ -38,9 +38,6 @@ void cc_cuda_filter_slot_release (int slot);
 cudaError_t cc_cuda_upload_filter (int slot, const CcFilter * filter,
     cudaStream_t stream);
 
-/* Whether the slot's last upload can take CC_STRATEGY_SEPARABLE. */
-int cc_cuda_slot_is_separable (int slot);
-
 /* What a launch may assume about the work queued before it on its stream.
  * On GPUs with programmatic dependent launch (compute capability 9.0+) the
  * kernels for radius <= 2 on planes that move as vectors have their blocks

@@ -83,24 +83,9 @@ cudaconv_gpu_discard (CudaConvGpu * gpu)
 {
 }
 
-CudaConvGpuStrategy
-cudaconv_gpu_last_strategy (CudaConvGpu * gpu)
-{
-  return CUDACONV_GPU_AUTO;
-}
-
 gboolean
 cudaconv_gpu_configure_word_packed (CudaConvGpu * gpu,
     const GstVideoInfo * packed_info, GError ** error)
-{
-  return FALSE;
-}
-
-gboolean
-cudaconv_gpu_process_word_packed (CudaConvGpu * gpu,
-    const CudaConvPlan * plan, const CudaConvFilter * filter,
-    guint filter_cookie, CcBorder border, CudaConvGpuStrategy strategy,
-    GstVideoFrame * in, GstVideoFrame * out, GError ** error)
 {
   return FALSE;
 }

@@ -87,7 +87,6 @@ struct _CudaConvGpu {
   TuneKey tune_key;
   Tuned tuned[MAX_TUNED];
   guint n_tuned;
-  CudaConvGpuStrategy last_strategy;
 };
 
 static void
@@ -239,12 +238,6 @@ guint
 cudaconv_gpu_in_flight (CudaConvGpu * gpu)
 {
   return gpu->in_flight;
-}
-
-CudaConvGpuStrategy
-cudaconv_gpu_last_strategy (CudaConvGpu * gpu)
-{
-  return gpu->last_strategy;
 }
 
 gboolean
@@ -399,7 +392,7 @@ pick_strategy (CudaConvGpu * gpu, FrameSlot * slot, const CcChannel * s,
 static gboolean
 run_plane_kernels (CudaConvGpu * gpu, FrameSlot * slot, guint p,
     const CudaConvFilter * filter, CcBorder border,
-    CudaConvGpuStrategy strategy, gint * largest, GError ** error)
+    CudaConvGpuStrategy strategy, GError ** error)
 {
   const CudaConvPlan *plan = &slot->plan;
   const CudaConvPlanePlan *pp = &plan->planes[p];
@@ -419,12 +412,6 @@ run_plane_kernels (CudaConvGpu * gpu, FrameSlot * slot, guint p,
             && !pick_strategy (gpu, slot, &s[k], &d[k], filter, border, &cs,
                 error))
           return FALSE;
-        if (s[k].width * s[k].height > *largest) {
-          *largest = s[k].width * s[k].height;
-          gpu->last_strategy = cs == CC_STRATEGY_SEPARABLE ?
-              CUDACONV_GPU_SEPARABLE : cs == CC_STRATEGY_CACHE_HALO ?
-              CUDACONV_GPU_CACHE_HALO : CUDACONV_GPU_TILED_HALO;
-        }
         /* the frame's input came by a copy, and the kernels before this
          * one on the stream write other planes or other rows */
         if (!CUDACONV_CHECK (cc_cuda_convolve (&s[k], &d[k], gpu->filter_slot,
@@ -594,7 +581,7 @@ enqueue_word_packed (CudaConvGpu * gpu, FrameSlot * slot,
   gsize src_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (&slot->in, 0);
   void *planes[4];
   size_t pitches[4];
-  gint comps[4], rows, largest = 0;
+  gint comps[4], rows;
   gsize row_bytes;
 
   cudaconv_word_packed_components (format, comps);
@@ -623,7 +610,7 @@ enqueue_word_packed (CudaConvGpu * gpu, FrameSlot * slot,
                 cudaMemcpyDeviceToDevice, slot->stream), error))
       return FALSE;
     if (pp->process && !run_plane_kernels (gpu, slot, p, filter, border,
-            strategy, &largest, error))
+            strategy, error))
       return FALSE;
   }
   word_planes (gpu, slot, comps, FALSE, planes, pitches);
@@ -655,7 +642,6 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
       GST_VIDEO_INFO_PLANE_OFFSET (&gpu->info, 0);
   const gboolean whole_in = copies_whole_frame (gpu, slot, in, in_direct);
   const gboolean whole_out = copies_whole_frame (gpu, slot, out, out_direct);
-  gint largest = 0;
 
   if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))
     return FALSE;
@@ -695,8 +681,7 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
                 dp->in_pitch, pp->row_bytes, pp->rows, cudaMemcpyDeviceToDevice,
                 slot->stream), error))
       return FALSE;
-    if (!run_plane_kernels (gpu, slot, p, filter, border, strategy, &largest,
-            error))
+    if (!run_plane_kernels (gpu, slot, p, filter, border, strategy, error))
       return FALSE;
     if (whole_out) {
       continue;

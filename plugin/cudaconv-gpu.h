@@ -86,9 +86,5 @@ gboolean cudaconv_gpu_finish_oldest (CudaConvGpu * gpu, GstBuffer ** out,
 /* Waits for every frame in flight and drops them (flush, stop). */
 void cudaconv_gpu_discard (CudaConvGpu * gpu);
 
-/* The strategy AUTO chose for the last frame's largest filtered plane,
- * or AUTO before any frame. */
-CudaConvGpuStrategy cudaconv_gpu_last_strategy (CudaConvGpu * gpu);
-
 G_END_DECLS
 #endif /* CUDACONV_GPU_H */
