@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# The GPU machine's whole check, in one command: gst-inspect, the whole test
-# suite (no GPU test may skip), compute-sanitizer memcheck and racecheck over
-# the kernel tests (CUDACONV_TEST_QUICK=1: every case but the 1920x1080
-# planes, which take the sanitizers minutes) and over the streaming
-# separable kernels' check (bench-separable-strip --check), memcheck over
-# the element tests on the CUDA backend, then the whole
-# benchmark
-# (tests/benchmark.sh) unless CUDACONV_GPU_RUN_BENCH=0. That machine has no
-# GStreamer: build here, make the bundle and carry both
-# (../shared/device/README.md):
+# The GPU machine's whole check: gst-inspect and the whole test suite (no
+# GPU test may skip); compute-sanitizer memcheck and racecheck over the
+# kernel tests (CUDACONV_TEST_QUICK=1: every case but the 1920x1080 planes,
+# which take the sanitizers minutes) and over the streaming separable
+# kernels' check (bench-separable-strip --check), memcheck over the element
+# tests on the CUDA backend; then the whole benchmark (tests/benchmark.sh)
+# unless CUDACONV_GPU_RUN_BENCH=0. The parts can be run alone, since all of
+# it takes longer than one device call may (about 4, 6 and 8 minutes on an
+# H100 machine):
+#   tests/gpu-run.sh [suite] [sanitizers] [bench]
+# That machine has no GStreamer: build here, make the bundle and carry
+# both:
 #   meson compile -C build && tests/gpu-bundle.sh .gst
-#   device run, carry [".gst", "build"]: tests/gpu-run.sh
+#   device run, carry [".gst", "build"]: tests/gpu-run.sh suite
 # Logs, the benchmark's CSV and its plot go to $OUT (the device tool's) or
 # out/gpu.
 set -uo pipefail
@@ -20,10 +22,14 @@ mkdir -p "$out"
 source .gst/env.sh
 export GST_PLUGIN_PATH_1_0=$PWD/build/plugin
 status=0
+parts=" ${*:-suite sanitizers bench} "
+if [ "${CUDACONV_GPU_RUN_BENCH:-1}" = 0 ]; then parts=${parts/ bench / }; fi
+wants() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 gst-inspect-1.0 cudaconv >"$out/inspect.txt" 2>&1 || { echo "gst-inspect-1.0 cudaconv failed"; status=1; }
 
+if wants suite; then
 python3 .gst/run-meson-tests.py build 2>&1 | tee "$out/tests.log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 # valgrind, PyGObject and this machine's meson are not on that machine:
@@ -33,7 +39,9 @@ if grep "^SKIP" "$out/tests.log" |
   grep -Ev "element-cpu-memcheck|embed-python|install" | grep -q .; then
   echo "a test was skipped on the GPU machine"; status=1
 fi
+fi
 
+if wants sanitizers; then
 for tool in memcheck racecheck; do
   CUDACONV_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 99 \
     build/tests/test-kernels-cuda >"$out/$tool.log" 2>&1
@@ -54,8 +62,9 @@ CK_FORK=no GST_REGISTRY_1_0=$PWD/build/tests/registry.bin \
 rc=$?
 echo "compute-sanitizer memcheck, element: exit $rc; $(grep -E 'ERROR SUMMARY' "$out/memcheck-element.log" | tail -1); $(grep -E 'Checks:' "$out/memcheck-element.log")"
 [ $rc = 0 ] || status=1
+fi
 
-if [ "${CUDACONV_GPU_RUN_BENCH:-1}" != 0 ]; then
+if wants bench; then
   CUDACONV_BENCH_CSV=$out/bench.csv tests/benchmark.sh build 2>&1 | tee "$out/bench.txt"
   python3 tests/bench-plot.py "$out/bench.csv" "$out/kernels-3840x2160.png" \
     >/dev/null 2>&1 || echo "no plot here (matplotlib missing?)"
