@@ -372,7 +372,7 @@ ms_resident_warps ()
   return (long long) blocks * device_sms ();
 }
 
-/* The fastest separable kernel for each plane on an H100 (BENCHMARKS.md,
+/* The fastest separable kernel for each plane on an H100 (docs/kernels.md,
  * tests/bench-separable-strip.cu):
  *  - the tensor-core streaming kernel from r = MS_MIN_RADIUS (8-bit) or
  *    MS_MIN_RADIUS_16 (16-bit) to MS_MAX_RADIUS, for planes of one sample

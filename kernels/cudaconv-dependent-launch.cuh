@@ -8,7 +8,7 @@
  * that kernel has ended and its stores are visible. What the early start
  * saves is the launch and the ramp of blocks onto the SMs between two
  * kernels, a large share of a kernel of a few microseconds
- * (BENCHMARKS.md).
+ * (docs/kernels.md).
  *
  * Every kernel calls release_next_grid() only after its own wait, so the
  * next kernel can start early only once this one runs for real, when the

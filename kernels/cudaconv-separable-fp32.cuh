@@ -3,7 +3,7 @@
  * planes (its high and low bytes), which doubles the staging and the
  * matrix loads of the tensor-core kernel (cudaconv-separable.cuh); on an
  * H100 this kernel is the faster of the two for 16-bit planes at every
- * radius and for 8-bit ones at r = 1 (BENCHMARKS.md).
+ * radius and for 8-bit ones at r = 1 (docs/kernels.md).
  *
  * One kernel, two passes through shared memory: the block loads its 64 x 64
  * tile with its halo (as tiled-halo does), filters every row of it with the

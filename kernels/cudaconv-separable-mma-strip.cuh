@@ -51,8 +51,8 @@
  * On an H100 this kernel beats the tile kernels at r3 to r8 on 3840x2160
  * and 1920x1080 planes, 8- and 16-bit, and the FP32 streaming kernel
  * (cudaconv-separable-strip.cuh) at r3 and r4 on 8-bit planes but not on
- * 16-bit ones (tests/bench-separable-strip.cu; its output in
- * docs/separable-strips-2026-11-23-0553-h100.txt, BENCHMARKS.md). */
+ * 16-bit ones (tests/bench-separable-strip.cu;
+ * docs/kernels.md). */
 #ifndef CUDACONV_SEPARABLE_MMA_STRIP_CUH
 #define CUDACONV_SEPARABLE_MMA_STRIP_CUH
 

@@ -46,7 +46,7 @@
  * still wins on 3840x2160 planes but loses on 1920x1080 ones, whose 936
  * warps leave the SMs 7 each (8-bit 16.3 us against 13.6), and at r = 7
  * it loses on both (32.2 against 28.4 us at 3840x2160), hence
- * SS_MAX_RADIUS (BENCHMARKS.md, tests/bench-separable-strip.cu). Since
+ * SS_MAX_RADIUS (docs/kernels.md, tests/bench-separable-strip.cu). Since
  * the tensor-core streaming kernel (cudaconv-separable-mma-strip.cuh),
  * which is faster from r3 on 8-bit planes, it takes r1 and r2 there, and
  * r1 to r4 on 16-bit planes. */

@@ -49,9 +49,9 @@
  * before this one), the others took about 25% more instructions per row
  * at r1, spilled, and set the kernel's end: cache-halo took 10.1 us at r1
  * and 17.1 us at r2; with one copy and these ghost cells, 8.1 and 14.1 us
- * (H100, 8-bit 3840x2160, BENCHMARKS.md of 2026-11-24 03:53); with
+ * (H100, 8-bit 3840x2160, docs/kernels.md); with
  * subnormal halves, 9 rows at r2 and the launches overlapping, see
- * BENCHMARKS.md. */
+ * docs/kernels.md. */
 #ifndef CUDACONV_STRIP_CUH
 #define CUDACONV_STRIP_CUH
 
