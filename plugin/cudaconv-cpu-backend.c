@@ -41,6 +41,31 @@ pixel_leader (const GstVideoInfo * info, const CudaConvPlan * plan, guint p,
   return leader;
 }
 
+/* Filters (or fills) component c of one plane in each of its regions;
+ * with whole_pixels, c leads pixels whose channels are all filtered in one
+ * pass (pixel_leader). */
+static int
+process_component (const GstVideoInfo * info, const CudaConvPlan * plan,
+    gint c, gboolean whole_pixels, guint8 * src, gsize src_pitch,
+    guint8 * dst, gsize dst_pitch, const CcFilter * view, CcBorder border,
+    gint n_threads)
+{
+  CcChannel s[CUDACONV_MAX_REGIONS], d[CUDACONV_MAX_REGIONS];
+  const guint n = cudaconv_plan_regions (plan, info, c, src, src_pitch, s);
+  int rc = 0;
+
+  cudaconv_plan_regions (plan, info, c, dst, dst_pitch, d);
+  for (guint k = 0; k < n && rc == 0; k++) {
+    if (whole_pixels)
+      rc = cc_cpu_convolve_pixels (&s[k], &d[k], view, border, n_threads);
+    else if (plan->action[c] == CUDACONV_ACTION_FILTER)
+      rc = cc_cpu_convolve (&s[k], &d[k], view, border, n_threads);
+    else if (plan->action[c] == CUDACONV_ACTION_FILL)
+      rc = cc_cpu_fill (&d[k], plan->fill_value[c]);
+  }
+  return rc;
+}
+
 gboolean
 cudaconv_cpu_process (const GstVideoInfo * info, const CudaConvPlan * plan,
     const CudaConvFilter * filter, CcBorder border, gint n_threads,
@@ -56,42 +81,19 @@ cudaconv_cpu_process (const GstVideoInfo * info, const CudaConvPlan * plan,
     guint8 *dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
     gsize src_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
     gsize dst_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+    gint leader;
 
     if (!pp->process || pp->copy_first)
       cudaconv_plan_copy_plane (plan, p, out, in);
-    if (pp->process && !pp->copy_first) {
-      const gint leader = pixel_leader (info, plan, p, src);
-      if (leader >= 0) {
-        CcChannel s[CUDACONV_MAX_REGIONS], d[CUDACONV_MAX_REGIONS];
-        const guint n = cudaconv_plan_regions (plan, info, leader, src,
-            src_pitch, s);
-        int rc = 0;
+    if (!pp->process)
+      continue;
+    leader = pp->copy_first ? -1 : pixel_leader (info, plan, p, src);
+    /* the leader alone stands for all the plane's components */
+    for (gint i = 0; i < (leader >= 0 ? 1 : pp->n_components); i++) {
+      const gint c = leader >= 0 ? leader : pp->components[i];
+      const int rc = process_component (info, plan, c, leader >= 0, src,
+          src_pitch, dst, dst_pitch, &view, border, n_threads);
 
-        cudaconv_plan_regions (plan, info, leader, dst, dst_pitch, d);
-        for (guint k = 0; k < n && rc == 0; k++)
-          rc = cc_cpu_convolve_pixels (&s[k], &d[k], &view, border,
-              n_threads);
-        if (rc != 0) {
-          g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
-              "CPU convolution of plane %u failed: %s", p, g_strerror (rc));
-          return FALSE;
-        }
-        continue;
-      }
-    }
-    for (gint i = 0; pp->process && i < pp->n_components; i++) {
-      gint c = pp->components[i];
-      CcChannel s[CUDACONV_MAX_REGIONS], d[CUDACONV_MAX_REGIONS];
-      const guint n = cudaconv_plan_regions (plan, info, c, src, src_pitch, s);
-      int rc = 0;
-
-      cudaconv_plan_regions (plan, info, c, dst, dst_pitch, d);
-      for (guint k = 0; k < n && rc == 0; k++) {
-        if (plan->action[c] == CUDACONV_ACTION_FILTER)
-          rc = cc_cpu_convolve (&s[k], &d[k], &view, border, n_threads);
-        else if (plan->action[c] == CUDACONV_ACTION_FILL)
-          rc = cc_cpu_fill (&d[k], plan->fill_value[c]);
-      }
       if (rc != 0) {
         g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
             "CPU convolution of component %d failed: %s", c, g_strerror (rc));
