@@ -75,13 +75,14 @@ move_to_picture (GstVideoFrame * frame, guint x, guint y)
  * without saying why, is refused here first. */
 static gboolean
 check_before_map (const GstVideoInfo * info, GstBuffer * buffer,
-    GError ** error)
+    CudaConvCrop * crop_kind, GError ** error)
 {
   const GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
   const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buffer);
   const gsize size = gst_buffer_get_size (buffer);
 
-  if (cudaconv_crop_kind (info, buffer) == CUDACONV_CROP_INVALID) {
+  *crop_kind = cudaconv_crop_kind (info, buffer);
+  if (*crop_kind == CUDACONV_CROP_INVALID) {
     FRAME_ERROR (error, "the buffer's crop meta (%ux%u at %u,%u) neither "
         "lies inside the caps' %dx%d frame nor places a %dx%d picture "
         "inside the buffer's %ux%u frame", crop->width, crop->height,
@@ -180,7 +181,9 @@ gboolean
 cudaconv_frame_map_checked (GstVideoFrame * frame, const GstVideoInfo * info,
     GstBuffer * buffer, GstMapFlags flags, GError ** error)
 {
-  if (!check_before_map (info, buffer, error))
+  CudaConvCrop crop_kind;
+
+  if (!check_before_map (info, buffer, &crop_kind, error))
     return FALSE;
   if (!gst_video_frame_map (frame, info, buffer, flags)) {
     FRAME_ERROR (error, "the buffer could not be mapped for %s",
@@ -190,7 +193,7 @@ cudaconv_frame_map_checked (GstVideoFrame * frame, const GstVideoInfo * info,
   /* a larger meta's extra rows and columns are padding to the back ends */
   frame->info.width = GST_VIDEO_INFO_WIDTH (info);
   frame->info.height = GST_VIDEO_INFO_HEIGHT (info);
-  if (cudaconv_crop_kind (info, buffer) == CUDACONV_CROP_PICTURE) {
+  if (crop_kind == CUDACONV_CROP_PICTURE) {
     const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buffer);
     move_to_picture (frame, crop->x, crop->y);
   }

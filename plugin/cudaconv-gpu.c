@@ -482,8 +482,7 @@ static gboolean
 copies_whole_frame (const CudaConvGpu * gpu, const FrameSlot * slot,
     const GstVideoFrame * frame, gboolean direct)
 {
-  if (gpu->word_packed || !gpu->frame_layout || !direct
-      || !frame_is_whole (gpu, frame))
+  if (!gpu->frame_layout || !direct || !frame_is_whole (gpu, frame))
     return FALSE;
   for (guint p = 0; p < slot->plan.n_planes; p++)
     if (!slot->plan.planes[p].process)
@@ -640,8 +639,7 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
   /* bytes from the first plane's first byte to the frame's end */
   const gsize frame_bytes = GST_VIDEO_INFO_SIZE (&gpu->info) -
       GST_VIDEO_INFO_PLANE_OFFSET (&gpu->info, 0);
-  const gboolean whole_in = copies_whole_frame (gpu, slot, in, in_direct);
-  const gboolean whole_out = copies_whole_frame (gpu, slot, out, out_direct);
+  gboolean whole_in, whole_out;
 
   if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))
     return FALSE;
@@ -654,6 +652,8 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
     return enqueue_word_packed (gpu, slot, filter, border, strategy,
         in_direct, out_direct, error)
         && CUDACONV_CHECK (cudaEventRecord (slot->done, slot->stream), error);
+  whole_in = copies_whole_frame (gpu, slot, in, in_direct);
+  whole_out = copies_whole_frame (gpu, slot, out, out_direct);
   if (whole_in && !CUDACONV_CHECK (cudaMemcpyAsync (slot->planes[0].in,
               GST_VIDEO_FRAME_PLANE_DATA (in, 0), frame_bytes,
               cudaMemcpyHostToDevice, slot->stream), error))
