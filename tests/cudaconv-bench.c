@@ -40,6 +40,18 @@
 
 #define WARMUP_OUTPUTS 10
 
+static gboolean
+cuda_device_present (void)
+{
+#ifdef HAVE_CUDA
+  int count = 0;
+  if (cudaGetDeviceCount (&count) == cudaSuccess && count > 0)
+    return TRUE;
+  (void) cudaGetLastError ();
+#endif
+  return FALSE;
+}
+
 static const int radii[] = { 1, 2, 3, 7, 15 };
 static const int sizes[][2] = { {1920, 1080}, {3840, 2160} };
 
@@ -222,9 +234,8 @@ cuda_kernel_table (int only_w, int only_h)
     "separable"
   };
   struct cudaDeviceProp prop;
-  int count = 0;
 
-  if (cudaGetDeviceCount (&count) != cudaSuccess || count == 0) {
+  if (!cuda_device_present ()) {
     printf ("kernels: no usable CUDA device, skipped\n");
     return 0;
   }
@@ -775,8 +786,7 @@ static double
 floor_fps (size_t bytes)
 {
 #ifdef HAVE_CUDA
-  int count = 0;
-  if (bytes > 0 && cudaGetDeviceCount (&count) == cudaSuccess && count > 0) {
+  if (bytes > 0 && cuda_device_present ()) {
     const double ms = transfer_floor_ms (bytes);
     return ms > 0 ? 1e3 / ms : -1.0;
   }
@@ -951,18 +961,6 @@ cpu_peer_table (int frames)
         formats[f]);
   }
   return status;
-}
-
-static gboolean
-cuda_device_present (void)
-{
-#ifdef HAVE_CUDA
-  int count = 0;
-  if (cudaGetDeviceCount (&count) == cudaSuccess && count > 0)
-    return TRUE;
-  (void) cudaGetLastError ();
-#endif
-  return FALSE;
 }
 
 /* Whether to advertise crop metas upstream: a decoder's 1920x1088 I420
