@@ -27,6 +27,18 @@ typedef enum {
   CC_BORDER_WRAP                /* periodic: cd|abcd|ab */
 } CcBorder;
 
+/* How the CUDA back end convolves (PMPP chapter 7); the element's strategy
+ * property has these values. The CPU back end has one way. */
+typedef enum {
+  CC_STRATEGY_AUTO = 0,         /* the fastest of the others, timed */
+  CC_STRATEGY_TILED_HALO,       /* PMPP 7.4: tile and halo in shared memory */
+  CC_STRATEGY_CACHE_HALO,       /* PMPP 7.5: tile in shared memory, halo
+                                 * through L1/L2 */
+  CC_STRATEGY_SEPARABLE         /* a row pass and a column pass, for
+                                 * filters that carry their factors */
+} CcStrategy;
+#define CC_N_STRATEGIES 4
+
 /* The value is the size of one sample in bytes. */
 typedef enum {
   CC_SAMPLE_U8 = 1,

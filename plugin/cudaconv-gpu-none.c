@@ -49,7 +49,7 @@ cudaconv_gpu_set_host_register (CudaConvGpu * gpu, gboolean enable)
 gboolean
 cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
     const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
-    CudaConvGpuStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
+    CcStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
     GError ** error)
 {
   g_return_val_if_reached (FALSE);
@@ -58,7 +58,7 @@ cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
 gboolean
 cudaconv_gpu_submit (CudaConvGpu * gpu, const CudaConvPlan * plan,
     const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
-    CudaConvGpuStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
+    CcStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
     GError ** error)
 {
   g_return_val_if_reached (FALSE);
@@ -68,6 +68,12 @@ guint
 cudaconv_gpu_in_flight (CudaConvGpu * gpu)
 {
   return 0;
+}
+
+gchar *
+cudaconv_gpu_take_kernel_report (CudaConvGpu * gpu)
+{
+  return NULL;
 }
 
 gboolean

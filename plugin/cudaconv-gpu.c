@@ -65,8 +65,12 @@ typedef struct {
 struct _CudaConvGpu {
   gint device;
   gchar *description;
-  gint filter_slot;
-  guint uploaded_cookie;        /* 0: nothing uploaded yet */
+  CcCudaFilter *filter;         /* what every launch passes its kernel */
+  guint filter_cookie;          /* of the filter set there; 0: none yet */
+  /* the kernel family each component's last launch ran, and whether that
+   * changed since cudaconv_gpu_take_kernel_report */
+  gint families[GST_VIDEO_MAX_COMPONENTS];
+  gboolean families_changed;
   GstAllocator *allocator;
 
   GstVideoInfo info;
@@ -140,8 +144,9 @@ cudaconv_gpu_open (gint device_id, GError ** error)
   cudaError_t status;
   int count = 0;
 
-  gpu->filter_slot = -1;
   gpu->host_register = TRUE;
+  for (guint c = 0; c < GST_VIDEO_MAX_COMPONENTS; c++)
+    gpu->families[c] = -1;
   status = cudaGetDeviceCount (&count);
   if (status == cudaErrorInsufficientDriver && !driver_installed ()) {
     (void) cudaGetLastError ();
@@ -176,12 +181,10 @@ cudaconv_gpu_open (gint device_id, GError ** error)
         MIN_COMPUTE_CAPABILITY % 10);
     goto failed;
   }
-  gpu->filter_slot = cc_cuda_filter_slot_acquire ();
-  if (gpu->filter_slot < 0) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY,
-        "all %d constant-memory filter slots are taken: at most %d cudaconv "
-        "elements can use CUDA in one process", CC_CUDA_FILTER_SLOTS,
-        CC_CUDA_FILTER_SLOTS);
+  gpu->filter = cc_cuda_filter_new ();
+  if (!gpu->filter) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+        "out of host memory for the filter");
     goto failed;
   }
   gpu->allocator = cudaconv_pinned_allocator_new (gpu->device);
@@ -201,7 +204,7 @@ cudaconv_gpu_close (CudaConvGpu * gpu)
   cudaSetDevice (gpu->device);
   cudaconv_gpu_discard (gpu);
   release_slots (gpu);
-  cc_cuda_filter_slot_release (gpu->filter_slot);
+  cc_cuda_filter_free (gpu->filter);
   gst_clear_object (&gpu->allocator);
   (void) cudaGetLastError ();
   g_free (gpu->description);
@@ -234,6 +237,23 @@ cudaconv_gpu_set_host_register (CudaConvGpu * gpu, gboolean enable)
   gpu->host_register = enable;
 }
 
+gchar *
+cudaconv_gpu_take_kernel_report (CudaConvGpu * gpu)
+{
+  GString *report;
+
+  if (!gpu->families_changed)
+    return NULL;
+  gpu->families_changed = FALSE;
+  report = g_string_new (NULL);
+  for (guint c = 0; c < GST_VIDEO_MAX_COMPONENTS; c++)
+    if (gpu->families[c] >= 0)
+      g_string_append_printf (report, "%scomponent %u (plane %u): %s",
+          report->len ? "; " : "", c, GST_VIDEO_INFO_COMP_PLANE (&gpu->info, c),
+          cc_family_name ((CcFamily) gpu->families[c]));
+  return g_string_free (report, FALSE);
+}
+
 guint
 cudaconv_gpu_in_flight (CudaConvGpu * gpu)
 {
@@ -254,8 +274,8 @@ cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
   release_slots (gpu);
   gpu->info = *info;
   gpu->n_tuned = 0;
-  /* the filter's offset is uploaded scaled to the format's depth */
-  gpu->uploaded_cookie = 0;
+  /* the filter's offset is kept scaled to the format's depth */
+  gpu->filter_cookie = 0;
   /* only the plane geometry of the plan is used here */
   cudaconv_plan_make (&layout, info, 0, FALSE);
   gpu->n_planes = layout.n_planes;
@@ -334,17 +354,22 @@ copy_rows (guint8 * dst, gsize dst_pitch, const guint8 * src, gsize src_pitch,
     memcpy (dst + y * dst_pitch, src + y * src_pitch, row_bytes);
 }
 
+/* separable runs tiled-halo on a filter without factors (the element has
+ * said so on the bus) */
 static CcStrategy
-explicit_strategy (CudaConvGpuStrategy strategy, gboolean separable)
+runnable_strategy (CcStrategy strategy, gboolean separable)
 {
-  switch (strategy) {
-    case CUDACONV_GPU_CACHE_HALO:
-      return CC_STRATEGY_CACHE_HALO;
-    case CUDACONV_GPU_SEPARABLE:
-      return separable ? CC_STRATEGY_SEPARABLE : CC_STRATEGY_TILED_HALO;
-    default:
-      return CC_STRATEGY_TILED_HALO;
-  }
+  return strategy == CC_STRATEGY_SEPARABLE && !separable ?
+      CC_STRATEGY_TILED_HALO : strategy;
+}
+
+static const gchar *
+strategy_name (CcStrategy strategy)
+{
+  static const gchar *const names[CC_N_STRATEGIES] = { "auto", "tiled-halo",
+    "cache-halo", "separable"
+  };
+  return (guint) strategy < CC_N_STRATEGIES ? names[strategy] : "?";
 }
 
 /* strategy=auto: the fastest strategy for this channel's geometry and this
@@ -357,7 +382,7 @@ pick_strategy (CudaConvGpu * gpu, FrameSlot * slot, const CcChannel * s,
   const TuneKey key = { filter->radius, filter->response, filter->separable,
     border
   };
-  float ms[CC_N_STRATEGIES];
+  float ms[CC_N_FAMILIES];
 
   if (memcmp (&key, &gpu->tune_key, sizeof (key)) != 0) {
     gpu->tune_key = key;
@@ -371,17 +396,22 @@ pick_strategy (CudaConvGpu * gpu, FrameSlot * slot, const CcChannel * s,
       return TRUE;
     }
   }
-  if (!CUDACONV_CHECK (cc_cuda_fastest_strategy (s, d, gpu->filter_slot,
-              border, slot->stream, strategy, ms), error))
+  if (!CUDACONV_CHECK (cc_cuda_fastest_strategy (s, d, gpu->filter, border,
+              slot->stream, strategy, ms), error))
     return FALSE;
-  GST_INFO ("strategy for %dx%d (stride %d, %d-bit), radius %d%s: "
-      "tiled-halo %.4f ms, cache-halo %.4f ms, separable %.4f ms -> %s",
-      s->width, s->height, s->pixel_stride, 8 * (int) s->sample,
-      filter->radius, filter->separable ? " separable" : "",
-      ms[CC_STRATEGY_TILED_HALO], ms[CC_STRATEGY_CACHE_HALO],
-      ms[CC_STRATEGY_SEPARABLE], *strategy == CC_STRATEGY_TILED_HALO ?
-      "tiled-halo" : *strategy == CC_STRATEGY_CACHE_HALO ? "cache-halo" :
-      "separable");
+  if (gst_debug_category_get_threshold (GST_CAT_DEFAULT) >= GST_LEVEL_INFO) {
+    GString *times = g_string_new (NULL);
+    for (gint f = 0; f < CC_N_FAMILIES; f++)
+      if (ms[f] >= 0.0f)
+        g_string_append_printf (times, " %s %.4f ms,",
+            cc_family_name ((CcFamily) f), ms[f]);
+    GST_INFO ("strategy for %dx%d (stride %d, %d-bit), radius %d%s:%s "
+        "fastest: %s", s->width, s->height, s->pixel_stride,
+        8 * (int) s->sample, filter->radius,
+        filter->separable ? " separable" : "", times->str,
+        strategy_name (*strategy));
+    g_string_free (times, TRUE);
+  }
   if (gpu->n_tuned < MAX_TUNED) {
     Tuned t = { s->width, s->height, s->pixel_stride, s->sample, *strategy };
     gpu->tuned[gpu->n_tuned++] = t;
@@ -391,8 +421,8 @@ pick_strategy (CudaConvGpu * gpu, FrameSlot * slot, const CcChannel * s,
 
 static gboolean
 run_plane_kernels (CudaConvGpu * gpu, FrameSlot * slot, guint p,
-    const CudaConvFilter * filter, CcBorder border,
-    CudaConvGpuStrategy strategy, GError ** error)
+    const CudaConvFilter * filter, CcBorder border, CcStrategy strategy,
+    GError ** error)
 {
   const CudaConvPlan *plan = &slot->plan;
   const CudaConvPlanePlan *pp = &plan->planes[p];
@@ -407,16 +437,22 @@ run_plane_kernels (CudaConvGpu * gpu, FrameSlot * slot, guint p,
     cudaconv_plan_regions (plan, &gpu->info, c, dp->out, dp->out_pitch, d);
     for (guint k = 0; k < n; k++) {
       if (plan->action[c] == CUDACONV_ACTION_FILTER) {
-        CcStrategy cs = explicit_strategy (strategy, filter->separable);
-        if (strategy == CUDACONV_GPU_AUTO
+        CcStrategy cs = runnable_strategy (strategy, filter->separable);
+        CcFamily family;
+        if (strategy == CC_STRATEGY_AUTO
             && !pick_strategy (gpu, slot, &s[k], &d[k], filter, border, &cs,
                 error))
           return FALSE;
         /* the frame's input came by a copy, and the kernels before this
          * one on the stream write other planes or other rows */
-        if (!CUDACONV_CHECK (cc_cuda_convolve (&s[k], &d[k], gpu->filter_slot,
-                    border, cs, slot->stream, CC_LAUNCH_SRC_READY), error))
+        if (!CUDACONV_CHECK (cc_cuda_convolve (&s[k], &d[k], gpu->filter,
+                    border, cs, slot->stream, CC_LAUNCH_SRC_READY, &family),
+                error))
           return FALSE;
+        if (gpu->families[c] != (gint) family) {
+          gpu->families[c] = family;
+          gpu->families_changed = TRUE;
+        }
       } else if (plan->action[c] == CUDACONV_ACTION_FILL) {
         if (!CUDACONV_CHECK (cc_cuda_fill (&d[k], plan->fill_value[c],
                     slot->stream), error))
@@ -427,25 +463,19 @@ run_plane_kernels (CudaConvGpu * gpu, FrameSlot * slot, guint p,
   return TRUE;
 }
 
-/* Kernels of frames still in flight read the constant-memory slot, so a new
- * filter waits for them. */
+/* Each launch passes the filter to its kernel as it is then, so a new one
+ * takes effect from the next launch on, and frames in flight keep theirs. */
 static gboolean
-upload_filter (CudaConvGpu * gpu, FrameSlot * slot,
+set_filter (CudaConvGpu * gpu, FrameSlot * slot,
     const CudaConvFilter * filter, guint filter_cookie, GError ** error)
 {
   CcFilter view = cudaconv_filter_view (filter);
 
   /* every frame of a configuration has the same depth */
   view.offset *= slot->plan.offset_scale;
-  for (guint k = 0; k < gpu->in_flight; k++) {
-    FrameSlot *busy = &gpu->slots[(gpu->oldest + k) % gpu->depth];
-    if (!CUDACONV_CHECK (cudaEventSynchronize (busy->done), error))
-      return FALSE;
-  }
-  if (!CUDACONV_CHECK (cc_cuda_upload_filter (gpu->filter_slot, &view,
-              slot->stream), error))
+  if (!CUDACONV_CHECK (cc_cuda_filter_set (gpu->filter, &view), error))
     return FALSE;
-  gpu->uploaded_cookie = filter_cookie;
+  gpu->filter_cookie = filter_cookie;
   return TRUE;
 }
 
@@ -568,7 +598,7 @@ word_planes (const CudaConvGpu * gpu, const FrameSlot * slot,
 static gboolean
 enqueue_word_packed (CudaConvGpu * gpu, FrameSlot * slot,
     const CudaConvFilter * filter, CcBorder border,
-    CudaConvGpuStrategy strategy, gboolean in_direct, gboolean out_direct,
+    CcStrategy strategy, gboolean in_direct, gboolean out_direct,
     GError ** error)
 {
   const CudaConvPlan *plan = &slot->plan;
@@ -628,7 +658,7 @@ enqueue_word_packed (CudaConvGpu * gpu, FrameSlot * slot,
 static gboolean
 enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
     const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
-    CudaConvGpuStrategy strategy, GError ** error)
+    CcStrategy strategy, GError ** error)
 {
   const CudaConvPlan *plan = &slot->plan;
   GstVideoFrame *in = &slot->in, *out = &slot->out;
@@ -643,8 +673,8 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
 
   if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))
     return FALSE;
-  if (plan->any_filter && filter_cookie != gpu->uploaded_cookie
-      && !upload_filter (gpu, slot, filter, filter_cookie, error))
+  if (plan->any_filter && filter_cookie != gpu->filter_cookie
+      && !set_filter (gpu, slot, filter, filter_cookie, error))
     return FALSE;
 
   slot->out_staged = !out_direct;
@@ -765,7 +795,7 @@ advance_oldest (CudaConvGpu * gpu)
 static gboolean
 start_frame (CudaConvGpu * gpu, gboolean owns_frames,
     const CudaConvPlan * plan, const CudaConvFilter * filter,
-    guint filter_cookie, CcBorder border, CudaConvGpuStrategy strategy,
+    guint filter_cookie, CcBorder border, CcStrategy strategy,
     GstVideoFrame * in, GstVideoFrame * out, GError ** error)
 {
   FrameSlot *slot;
@@ -792,7 +822,7 @@ start_frame (CudaConvGpu * gpu, gboolean owns_frames,
 gboolean
 cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
     const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
-    CudaConvGpuStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
+    CcStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
     GError ** error)
 {
   GstBuffer *none;
@@ -810,7 +840,7 @@ cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
 gboolean
 cudaconv_gpu_submit (CudaConvGpu * gpu, const CudaConvPlan * plan,
     const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
-    CudaConvGpuStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
+    CcStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
     GError ** error)
 {
   return start_frame (gpu, TRUE, plan, filter, filter_cookie, border,

@@ -17,13 +17,6 @@ G_BEGIN_DECLS
 
 typedef struct _CudaConvGpu CudaConvGpu;
 
-typedef enum {
-  CUDACONV_GPU_AUTO,            /* the fastest, measured on the first frame */
-  CUDACONV_GPU_TILED_HALO,
-  CUDACONV_GPU_CACHE_HALO,
-  CUDACONV_GPU_SEPARABLE        /* tiled-halo for filters that are not */
-} CudaConvGpuStrategy;
-
 #define CUDACONV_GPU_MAX_DEPTH 8
 
 /* device_id -1 is CUDA's default device. Fails with a message that says why
@@ -53,10 +46,11 @@ gboolean cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
 void cudaconv_gpu_set_host_register (CudaConvGpu * gpu, gboolean enable);
 
 /* Processes one frame and waits for it. filter_cookie changes whenever
- * filter does; the filter is uploaded to constant memory only then. */
+ * filter does; the kernels' copy of it is remade only then, and frames
+ * already queued keep the filter they were queued with. */
 gboolean cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
     const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
-    CudaConvGpuStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
+    CcStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
     GError ** error);
 
 /* Word-packed formats (cudaconv-word-packed.h): after configuring with the
@@ -73,10 +67,20 @@ gboolean cudaconv_gpu_configure_word_packed (CudaConvGpu * gpu,
  * too. */
 gboolean cudaconv_gpu_submit (CudaConvGpu * gpu, const CudaConvPlan * plan,
     const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
-    CudaConvGpuStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
+    CcStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
     GError ** error);
 
 guint cudaconv_gpu_in_flight (CudaConvGpu * gpu);
+
+/* strategy: CC_STRATEGY_AUTO times the others on the first frame of each
+ * plane geometry and keeps the fastest; separable runs tiled-halo for a
+ * filter without factors. */
+
+/* When the kernel family that some filtered component ran has changed
+ * since the last call (the first frame included): a line that names each
+ * component's, "component 0 (plane 0): 2d-strip-cache-halo; ...", to be
+ * freed with g_free. NULL otherwise. */
+gchar *cudaconv_gpu_take_kernel_report (CudaConvGpu * gpu);
 
 /* Waits for the oldest submitted frame and hands back its output buffer
  * (a reference the caller owns); *out is NULL on failure. */

@@ -59,18 +59,25 @@ gst_cudaconv_strategy_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_CUDACONV_STRATEGY_AUTO, "The fastest for the format, filter and "
-          "GPU, timed on the GPU at the first frame of each new shape",
-        "auto"},
-    {GST_CUDACONV_STRATEGY_TILED_HALO,
-        "Input tile and halo cells in shared memory", "tiled-halo"},
-    {GST_CUDACONV_STRATEGY_CACHE_HALO,
-        "Tile interior in shared memory, halo cells through L1/L2",
+    {CC_STRATEGY_AUTO, "The fastest of the others for the format, filter "
+          "and GPU, timed on the GPU at the first frame of each new plane "
+          "shape", "auto"},
+    {CC_STRATEGY_TILED_HALO,
+          "Input tile and halo cells in shared memory. Radius <= 2: a warp "
+          "per strip of rows that pass through shared memory, where rows "
+          "are whole vectors, else 8x4 outputs per thread; larger radii: "
+          "64x64 tiles", "tiled-halo"},
+    {CC_STRATEGY_CACHE_HALO,
+          "Tile interior in shared memory, halo cells through L1/L2. Radius "
+          "<= 2: a warp per strip of rows that move between lanes by "
+          "shuffles, where rows are whole vectors; else 64x64 tiles",
         "cache-halo"},
-    {GST_CUDACONV_STRATEGY_SEPARABLE,
+    {CC_STRATEGY_SEPARABLE,
           "A row pass and a column pass, for filters that are an outer "
-          "product (gaussian, box, sobel-x/-y); others use tiled-halo",
-        "separable"},
+          "product (gaussian, box, sobel-x/-y): a warp per strip on the "
+          "tensor cores (8-bit radius 3-8, 16-bit 5-8) or the FP32 units "
+          "(radius 1-4) where rows align, else 64x64 tiles; others use "
+          "tiled-halo", "separable"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type))

@@ -3,6 +3,7 @@
 #define GST_CUDACONV_ENUMS_H
 
 #include <glib-object.h>
+#include "cudaconv-kernel-types.h"
 
 G_BEGIN_DECLS
 
@@ -28,13 +29,6 @@ typedef enum {
 } GstCudaConvBorder;
 
 typedef enum {
-  GST_CUDACONV_STRATEGY_AUTO,
-  GST_CUDACONV_STRATEGY_TILED_HALO,
-  GST_CUDACONV_STRATEGY_CACHE_HALO,
-  GST_CUDACONV_STRATEGY_SEPARABLE
-} GstCudaConvStrategy;
-
-typedef enum {
   GST_CUDACONV_BACKEND_AUTO,
   GST_CUDACONV_BACKEND_CUDA,
   GST_CUDACONV_BACKEND_CPU
@@ -53,6 +47,7 @@ typedef enum {
 
 #define GST_TYPE_CUDACONV_KERNEL (gst_cudaconv_kernel_get_type ())
 #define GST_TYPE_CUDACONV_BORDER (gst_cudaconv_border_get_type ())
+/* The strategy property's values are CcStrategy's. */
 #define GST_TYPE_CUDACONV_STRATEGY (gst_cudaconv_strategy_get_type ())
 #define GST_TYPE_CUDACONV_BACKEND (gst_cudaconv_backend_get_type ())
 #define GST_TYPE_CUDACONV_CHANNELS (gst_cudaconv_channels_get_type ())

@@ -127,7 +127,7 @@ enum {
 #define DEFAULT_PROP_OFFSET 0.0
 /* replicating the edge keeps blurred borders as bright as the picture */
 #define DEFAULT_PROP_BORDER GST_CUDACONV_BORDER_CLAMP
-#define DEFAULT_PROP_STRATEGY GST_CUDACONV_STRATEGY_AUTO
+#define DEFAULT_PROP_STRATEGY CC_STRATEGY_AUTO
 #define DEFAULT_PROP_CHANNELS GST_CUDACONV_CHANNELS_COLOR
 #define DEFAULT_PROP_GRAY_EDGES TRUE
 #define DEFAULT_PROP_BACKEND GST_CUDACONV_BACKEND_AUTO
@@ -792,21 +792,6 @@ gst_cudaconv_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
     gst_object_sync_values (GST_OBJECT (trans), stream_time);
 }
 
-static CudaConvGpuStrategy
-gpu_strategy (GstCudaConvStrategy strategy)
-{
-  switch (strategy) {
-    case GST_CUDACONV_STRATEGY_TILED_HALO:
-      return CUDACONV_GPU_TILED_HALO;
-    case GST_CUDACONV_STRATEGY_CACHE_HALO:
-      return CUDACONV_GPU_CACHE_HALO;
-    case GST_CUDACONV_STRATEGY_SEPARABLE:
-      return CUDACONV_GPU_SEPARABLE;
-    default:
-      return CUDACONV_GPU_AUTO;
-  }
-}
-
 /* Takes this frame's settings and rebuilds the filter when they changed. */
 static void
 frame_settings (GstCudaConv * self, GstBuffer * inbuf,
@@ -833,7 +818,7 @@ frame_settings (GstCudaConv * self, GstBuffer * inbuf,
         GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s", err->message),
             ("the previous filter stays in effect"));
       g_clear_error (&err);
-    } else if (s->strategy == GST_CUDACONV_STRATEGY_SEPARABLE
+    } else if (s->strategy == CC_STRATEGY_SEPARABLE
         && !self->filter.separable
         && self->active_backend == GST_CUDACONV_BACKEND_CUDA) {
       GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
@@ -849,6 +834,22 @@ frame_settings (GstCudaConv * self, GstBuffer * inbuf,
   cudaconv_plan_set_frame (plan, &self->work_info, inbuf);
 }
 
+/* Names the kernel family each filtered component runs, in the debug log
+ * and as a bus INFO, on the first frame and whenever it changes (a new
+ * radius, strategy, format or plane alignment). */
+static void
+report_kernels (GstCudaConv * self)
+{
+  gchar *report = cudaconv_gpu_take_kernel_report (self->gpu);
+
+  if (!report)
+    return;
+  GST_INFO_OBJECT (self, "CUDA kernels: %s", report);
+  GST_ELEMENT_INFO (self, LIBRARY, SETTINGS, ("CUDA kernels: %s", report),
+      ("%s", cudaconv_gpu_describe (self->gpu)));
+  g_free (report);
+}
+
 /* One frame, finished before it returns: in and out are frames of
  * work_info (on the CUDA backend, of the caps even when they are
  * word-packed), inbuf the input buffer (its flags and crop meta). */
@@ -862,11 +863,12 @@ process_frames (GstCudaConv * self, GstBuffer * inbuf, GstVideoFrame * in,
   GError *err = NULL;
 
   frame_settings (self, inbuf, &s, &plan);
-  if (self->active_backend == GST_CUDACONV_BACKEND_CUDA)
+  if (self->active_backend == GST_CUDACONV_BACKEND_CUDA) {
     ok = cudaconv_gpu_process (self->gpu, &plan, &self->filter,
-        self->filter_cookie, (CcBorder) s.border, gpu_strategy (s.strategy),
-        in, out, &err);
-  else
+        self->filter_cookie, (CcBorder) s.border, s.strategy, in, out, &err);
+    if (ok)
+      report_kernels (self);
+  } else
     ok = cudaconv_cpu_process (&self->work_info, &plan, &self->filter,
         (CcBorder) s.border, self->n_threads, in, out, &err);
   if (!ok)
@@ -1070,9 +1072,10 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   }
   frame_settings (self, in_frame.buffer, &s, &plan);
   if (!cudaconv_gpu_submit (self->gpu, &plan, &self->filter,
-          self->filter_cookie, (CcBorder) s.border, gpu_strategy (s.strategy),
+          self->filter_cookie, (CcBorder) s.border, s.strategy,
           &in_frame, &out_frame, &err))
     return gpu_failed (self, err);
+  report_kernels (self);
   if (cudaconv_gpu_in_flight (self->gpu) < self->depth)
     return GST_FLOW_OK;
   if (!cudaconv_gpu_finish_oldest (self->gpu, outbuf, &err))
@@ -1208,7 +1211,9 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
           CONTROLLABLE_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_STRATEGY,
       g_param_spec_enum ("strategy", "Strategy",
-          "How a CUDA block stages its input (the CPU backend ignores it)",
+          "How the CUDA kernels stage their input; the bus INFO on the first "
+          "frame names the kernel family each component runs (the CPU "
+          "backend ignores it)",
           GST_TYPE_CUDACONV_STRATEGY, DEFAULT_PROP_STRATEGY,
           CONTROLLABLE_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_CHANNELS,

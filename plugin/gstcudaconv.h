@@ -26,7 +26,7 @@ typedef struct {
   gdouble divisor;
   gdouble offset;
   GstCudaConvBorder border;
-  GstCudaConvStrategy strategy;
+  CcStrategy strategy;
   GstCudaConvBackend backend;
   gint device_id;
   guint channels;

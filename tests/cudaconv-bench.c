@@ -133,7 +133,7 @@ static const int kernel_radii[] = { 1, 2, 3, 5, 7, 10, 15 };
 
 typedef struct {
   const CcChannel *in, *out;
-  int slot;
+  const CcCudaFilter *filter;
   CcStrategy strategy;
   CcLaunchFlags flags;
   gboolean copy;                /* a plane copy instead of a convolution */
@@ -145,8 +145,8 @@ launch (const KernelLaunch * k)
   if (k->copy)
     return cc_bench_copy_plane (k->in->data, k->out->data, k->in->pitch,
         (size_t) k->in->width * k->in->sample, k->in->height);
-  return cc_cuda_convolve (k->in, k->out, k->slot, CC_BORDER_CLAMP,
-      k->strategy, 0, k->flags);
+  return cc_cuda_convolve (k->in, k->out, k->filter, CC_BORDER_CLAMP,
+      k->strategy, 0, k->flags, NULL);
 }
 
 static double
@@ -190,17 +190,17 @@ time_launches (const KernelLaunch * k)
  * kernel reading while the one before it ends; CC_LAUNCH_DEFAULT for
  * kernels that each wait for the one before them */
 static double
-time_kernel (const CcChannel * in, const CcChannel * out, int slot,
-    CcStrategy strategy, CcLaunchFlags flags)
+time_kernel (const CcChannel * in, const CcChannel * out,
+    const CcCudaFilter * filter, CcStrategy strategy, CcLaunchFlags flags)
 {
-  const KernelLaunch k = { in, out, slot, strategy, flags, FALSE };
+  const KernelLaunch k = { in, out, filter, strategy, flags, FALSE };
   return time_launches (&k);
 }
 
 static double
 time_copy (const CcChannel * in, const CcChannel * out)
 {
-  const KernelLaunch k = { in, out, -1, CC_STRATEGY_TILED_HALO,
+  const KernelLaunch k = { in, out, NULL, CC_STRATEGY_TILED_HALO,
     CC_LAUNCH_DEFAULT, TRUE
   };
   return time_launches (&k);
@@ -224,14 +224,24 @@ gaussian_factors (int radius, float *factor, float *taps)
       taps[i * side + j] = factor[i] * factor[j];
 }
 
+/* The family a strategy runs on these planes, for the table */
+static const char *
+family_of (const CcChannel * in, const CcChannel * out,
+    const CcCudaFilter * filter, CcStrategy strategy)
+{
+  CcFamily family;
+  return cc_cuda_select_family (in, out, filter, strategy, &family) ==
+      cudaSuccess ? cc_family_name (family) : "-";
+}
+
 /* only_w x only_h: that plane size alone; 0 x 0: each of sizes[] */
 static int
 cuda_kernel_table (int only_w, int only_h)
 {
   static float taps[CC_MAX_TAPS], gauss_taps[CC_MAX_TAPS];
   static float factor[CC_MAX_SIDE];
-  static const char *names[CC_N_STRATEGIES] = { "tiled-halo", "cache-halo",
-    "separable"
+  static const char *names[CC_N_STRATEGIES] = { "auto", "tiled-halo",
+    "cache-halo", "separable"
   };
   struct cudaDeviceProp prop;
 
@@ -239,7 +249,8 @@ cuda_kernel_table (int only_w, int only_h)
     printf ("kernels: no usable CUDA device, skipped\n");
     return 0;
   }
-  int slot = cc_cuda_filter_slot_acquire ();
+  CcCudaFilter *filter = cc_cuda_filter_new ();
+  CcCudaFilter *gauss = cc_cuda_filter_new ();
   cudaGetDeviceProperties (&prop, 0);
   const double fma_rate = cc_bench_fp32_fma_rate ();
   printf ("\nCUDA kernels on %s: one plane, border clamp, CUDA events, "
@@ -252,7 +263,7 @@ cuda_kernel_table (int only_w, int only_h)
   csv_row ("fp32_fma_rate", 0, 0, 0, 0, "fma_per_s", fma_rate);
   printf ("2D filter: random (2r+1)^2 weights; separable: the gaussian of "
       "that radius, also timed as a 2D filter (gauss-2D = the faster 2D "
-      "strategy on it)\n");
+      "strategy on it); each strategy's kernel family below its time\n");
   printf ("%-9s %4s %3s %10s %10s %10s %10s %10s %9s %8s %8s %s\n", "size",
       "bits", "r", "tiled", "cache", "2D waiting", "gauss-2D", "separable",
       "floor", "2D/floor", "2D/sep", "auto picks (gaussian)");
@@ -284,48 +295,68 @@ cuda_kernel_table (int only_w, int only_h)
         CcFilter g = { radius, CC_RESPONSE_LINEAR, 0.0f, gauss_taps, factor,
           factor
         };
-        double ms[CC_N_STRATEGIES], gauss_2d[2];
-        float tuned[CC_N_STRATEGIES];
-        CcStrategy pick = CC_STRATEGY_TILED_HALO;
+        double ms[CC_N_STRATEGIES], gauss_2d[CC_N_STRATEGIES];
+        float tuned[CC_N_FAMILIES];
+        CcStrategy pick = CC_STRATEGY_AUTO;
 
         normalised_filter (radius, taps);
-        cc_cuda_upload_filter (slot, &f, 0);
-        for (int st = 0; st < 2; st++)
-          ms[st] = time_kernel (&in, &out, slot, (CcStrategy) st,
+        cc_cuda_filter_set (filter, &f);
+        for (int st = CC_STRATEGY_TILED_HALO; st <= CC_STRATEGY_CACHE_HALO;
+            st++)
+          ms[st] = time_kernel (&in, &out, filter, (CcStrategy) st,
               CC_LAUNCH_SRC_READY);
-        const CcStrategy best = ms[0] <= ms[1] ? CC_STRATEGY_TILED_HALO :
+        const CcStrategy best = ms[CC_STRATEGY_TILED_HALO] <=
+            ms[CC_STRATEGY_CACHE_HALO] ? CC_STRATEGY_TILED_HALO :
             CC_STRATEGY_CACHE_HALO;
-        const double waiting = time_kernel (&in, &out, slot, best,
+        const double waiting = time_kernel (&in, &out, filter, best,
             CC_LAUNCH_DEFAULT);
         gaussian_factors (radius, factor, gauss_taps);
-        cc_cuda_upload_filter (slot, &g, 0);
-        for (int st = 0; st < 2; st++)
-          gauss_2d[st] = time_kernel (&in, &out, slot, (CcStrategy) st,
+        cc_cuda_filter_set (gauss, &g);
+        for (int st = CC_STRATEGY_TILED_HALO; st <= CC_STRATEGY_CACHE_HALO;
+            st++)
+          gauss_2d[st] = time_kernel (&in, &out, gauss, (CcStrategy) st,
               CC_LAUNCH_SRC_READY);
-        ms[CC_STRATEGY_SEPARABLE] = time_kernel (&in, &out, slot,
+        ms[CC_STRATEGY_SEPARABLE] = time_kernel (&in, &out, gauss,
             CC_STRATEGY_SEPARABLE, CC_LAUNCH_SRC_READY);
-        if (cc_cuda_fastest_strategy (&in, &out, slot, CC_BORDER_CLAMP, 0,
+        if (cc_cuda_fastest_strategy (&in, &out, gauss, CC_BORDER_CLAMP, 0,
                 &pick, tuned) != cudaSuccess || cudaGetLastError () !=
             cudaSuccess) {
           fprintf (stderr, "kernel launch failed at radius %d\n", radius);
           return 1;
         }
-        const double best_2d = MIN (ms[0], ms[1]);
-        const double g2d = MIN (gauss_2d[0], gauss_2d[1]);
+        const double best_2d = MIN (ms[CC_STRATEGY_TILED_HALO],
+            ms[CC_STRATEGY_CACHE_HALO]);
+        const double g2d = MIN (gauss_2d[CC_STRATEGY_TILED_HALO],
+            gauss_2d[CC_STRATEGY_CACHE_HALO]);
         const double floor_ms = fma_rate > 0 ?
             (double) w * h * side * side / fma_rate * 1e3 : -1.0;
+        const char *tiled_family = family_of (&in, &out, filter,
+            CC_STRATEGY_TILED_HALO);
+        const char *cache_family = family_of (&in, &out, filter,
+            CC_STRATEGY_CACHE_HALO);
+        const char *separable_family = family_of (&in, &out, gauss,
+            CC_STRATEGY_SEPARABLE);
         printf ("%4dx%-4d %4d %3d %10.4f %10.4f %10.4f %10.4f %10.4f %9.4f "
-            "%8.2f %8.2f %s\n", w, h, 8 * bytes, radius, ms[0], ms[1],
-            waiting, g2d, ms[CC_STRATEGY_SEPARABLE], floor_ms,
-            best_2d / floor_ms, g2d / ms[CC_STRATEGY_SEPARABLE],
-            names[pick]);
-        for (int st = 0; st < CC_N_STRATEGIES; st++)
+            "%8.2f %8.2f %s\n", w, h, 8 * bytes, radius,
+            ms[CC_STRATEGY_TILED_HALO], ms[CC_STRATEGY_CACHE_HALO], waiting,
+            g2d, ms[CC_STRATEGY_SEPARABLE], floor_ms, best_2d / floor_ms,
+            g2d / ms[CC_STRATEGY_SEPARABLE], names[pick]);
+        printf ("%18s %s / %s / %s\n", "", tiled_family, cache_family,
+            separable_family);
+        for (int st = CC_STRATEGY_TILED_HALO; st < CC_N_STRATEGIES; st++)
           csv_row ("kernel", w, h, 8 * bytes, radius, names[st], ms[st]);
+        csv_row ("family", w, h, 8 * bytes, radius, tiled_family,
+            ms[CC_STRATEGY_TILED_HALO]);
+        csv_row ("family", w, h, 8 * bytes, radius, cache_family,
+            ms[CC_STRATEGY_CACHE_HALO]);
+        csv_row ("family", w, h, 8 * bytes, radius, separable_family,
+            ms[CC_STRATEGY_SEPARABLE]);
         csv_row ("kernel", w, h, 8 * bytes, radius, "fastest-2d-waiting",
             waiting);
         csv_row ("kernel", w, h, 8 * bytes, radius, "gaussian-2d", g2d);
         csv_row ("kernel", w, h, 8 * bytes, radius, "fp32-floor", floor_ms);
-        csv_row ("auto", w, h, 8 * bytes, radius, names[pick], ms[pick]);
+        csv_row ("auto", w, h, 8 * bytes, radius, names[pick],
+            ms[pick > CC_STRATEGY_AUTO ? pick : CC_STRATEGY_TILED_HALO]);
       }
       cudaFree (d_in);
       cudaFree (d_out);
@@ -334,7 +365,8 @@ cuda_kernel_table (int only_w, int only_h)
     if (only_w)
       break;
   }
-  cc_cuda_filter_slot_release (slot);
+  cc_cuda_filter_free (filter);
+  cc_cuda_filter_free (gauss);
   return 0;
 }
 #endif

@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # The GPU machine's whole check: gst-inspect and the whole test suite (no
 # GPU test may skip); compute-sanitizer memcheck and racecheck over the
-# kernel tests (CUDACONV_TEST_QUICK=1: every case but the 1920x1080 planes,
-# which take the sanitizers minutes) and over the streaming separable
-# kernels' check (bench-separable-strip --check), memcheck over the element
-# tests on the CUDA backend; then the whole benchmark (tests/benchmark.sh)
-# unless CUDACONV_GPU_RUN_BENCH=0. The parts can be run alone, since all of
-# it takes longer than one device call may (about 4, 6 and 8 minutes on an
-# H100 machine):
-#   tests/gpu-run.sh [suite] [sanitizers] [bench]
+# kernel tests (CUDACONV_TEST_QUICK=1: every case but the 1920x1080 and
+# larger planes, which take the sanitizers minutes), memcheck over the
+# element tests on the CUDA backend; then the whole benchmark
+# (tests/benchmark.sh) unless CUDACONV_GPU_RUN_BENCH=0. The parts can be
+# run alone, since all of it takes longer than one device call may;
+# sanitizers is memcheck, racecheck and element-memcheck:
+#   tests/gpu-run.sh [suite] [sanitizers | memcheck racecheck element-memcheck] [bench]
 # That machine has no GStreamer: build here, make the bundle and carry
 # both:
 #   meson compile -C build && tests/gpu-bundle.sh .gst
@@ -23,6 +22,7 @@ source .gst/env.sh
 export GST_PLUGIN_PATH_1_0=$PWD/build/plugin
 status=0
 parts=" ${*:-suite sanitizers bench} "
+parts=${parts/ sanitizers / memcheck racecheck element-memcheck }
 if [ "${CUDACONV_GPU_RUN_BENCH:-1}" = 0 ]; then parts=${parts/ bench / }; fi
 wants() { [[ $parts == *" $1 "* ]]; }
 
@@ -41,21 +41,17 @@ if grep "^SKIP" "$out/tests.log" |
 fi
 fi
 
-if wants sanitizers; then
 for tool in memcheck racecheck; do
+  wants $tool || continue
   CUDACONV_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 99 \
     build/tests/test-kernels-cuda >"$out/$tool.log" 2>&1
   rc=$?
   echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | tail -1); $(grep -E 'passed, .* failed' "$out/$tool.log")"
   [ $rc = 0 ] || status=1
-  compute-sanitizer --tool $tool --error-exitcode 99 \
-    build/tests/bench-separable-strip --check >"$out/$tool-strips.log" 2>&1
-  rc=$?
-  echo "compute-sanitizer $tool, separable strips: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool-strips.log" | tail -1); $(grep -E 'checks done' "$out/$tool-strips.log")"
-  [ $rc = 0 ] || status=1
 done
 
 # the element on the CUDA backend, malformed buffers included
+if wants element-memcheck; then
 CK_FORK=no GST_REGISTRY_1_0=$PWD/build/tests/registry.bin \
   compute-sanitizer --tool memcheck --error-exitcode 99 \
   build/tests/test-element-cuda >"$out/memcheck-element.log" 2>&1

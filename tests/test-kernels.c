@@ -1,14 +1,20 @@
 /* cudaconv tests: the convolution back ends against the double reference.
  *
  * Built twice: as test-kernels-cpu (the 2D and the separable CPU paths), and
- * with KERNELS_CUDA as test-kernels-cuda, which runs every strategy plus the
- * tuner's pick and exits 77 (skip) when no CUDA device is usable. Separable
- * variants run on filters that carry factors and are skipped on others. Every case poisons the output first and checks that
+ * with KERNELS_CUDA as test-kernels-cuda, which exits 77 (skip) when no
+ * CUDA device is usable and runs, by name, every kernel family of the
+ * catalogue that takes the case (cc_cuda_family_takes), plus the tuner's
+ * pick through the selector; at the end it checks that each family ran at
+ * each of its radii among those tested, under every border, at 8 and 16
+ * bits, and that the selector reaches every family. 2D families run the 2D
+ * cases, separable ones the cases whose filters carry factors. Every case
+ * poisons the output first and checks that
  * each sample of the channel is within 1 of the reference and that every
  * other byte (row padding, other channels) still holds the poison. The
  * CUDA build also queues kernels back to back, unsynchronised, and checks
  * that each waits for what it must (test_launch_order). */
 #include <errno.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,24 +31,35 @@
 
 typedef struct {
   const char *name;
-  int strategy;                 /* CcStrategy, or TUNED */
+  int family;                   /* CcFamily, or TUNED */
   int separable;                /* needs a filter with factors */
 } Variant;
 
+/* cc_cuda_convolve with the strategy the tuner picks; also runs fills */
 #define TUNED -1
 
 #ifdef KERNELS_CUDA
 static const Variant variants[] = {
-  {"tiled-halo", CC_STRATEGY_TILED_HALO, 0},
-  {"cache-halo", CC_STRATEGY_CACHE_HALO, 0},
-  {"separable", CC_STRATEGY_SEPARABLE, 1},
+  {"2d-strip-tiled-halo", CC_FAMILY_2D_STRIP_TILED_HALO, 0},
+  {"2d-strip-cache-halo", CC_FAMILY_2D_STRIP_CACHE_HALO, 0},
+  {"2d-row-block", CC_FAMILY_2D_ROW_BLOCK, 0},
+  {"2d-tiled-halo", CC_FAMILY_2D_TILED_HALO, 0},
+  {"2d-cache-halo", CC_FAMILY_2D_CACHE_HALO, 0},
+  {"separable-strip-mma", CC_FAMILY_SEPARABLE_STRIP_MMA, 1},
+  {"separable-strip-fp32", CC_FAMILY_SEPARABLE_STRIP_FP32, 1},
+  {"separable-tile-mma", CC_FAMILY_SEPARABLE_TILE_MMA, 1},
+  {"separable-tile-fp32", CC_FAMILY_SEPARABLE_TILE_FP32, 1},
   {"fastest", TUNED, 0},
 };
-static int slot = -1;
+static CcCudaFilter *cuda_filter;
+/* ran[family][bytes - 1][radius][border]: a case of it passed */
+static unsigned char ran[CC_N_FAMILIES][2][CC_MAX_RADIUS + 1][4];
 #else
 static const Variant variants[] = { {"cpu", 0, 0}, {"cpu-separable", 0, 1} };
 #endif
 #define N_VARIANTS ((int) (sizeof (variants) / sizeof (variants[0])))
+/* run_variant's answer for a family that does not take the case */
+#define NOT_TAKEN 1
 
 static const char *border_names[] = { "zero", "clamp", "mirror", "wrap" };
 
@@ -121,6 +138,7 @@ channel_of (const Image * im, unsigned char *base)
   return c;
 }
 
+/* 0 when it ran, NOT_TAKEN, -1 on an error */
 static int
 run_variant (const Variant * v, const Image * im, const CcFilter * f,
     CcBorder border, int fill, unsigned fill_value)
@@ -149,24 +167,41 @@ run_variant (const Variant * v, const Image * im, const CcFilter * f,
   dst = channel_of (im, d_out);
   if (fill)
     e = cc_cuda_fill (&dst, fill_value, 0);
-  else if ((e = cc_cuda_upload_filter (slot, f, 0)) == cudaSuccess) {
-    CcStrategy strategy = (CcStrategy) v->strategy;
-    float ms[CC_N_STRATEGIES];
-    if (v->strategy == TUNED) {
-      e = cc_cuda_fastest_strategy (&src, &dst, slot, border, 0, &strategy,
-          ms);
-      /* the tuner wrote dst; start again from poison */
-      if (e == cudaSuccess)
-        e = cudaMemcpy (d_out, im->out, bytes, cudaMemcpyHostToDevice);
-      if (e == cudaSuccess && ms[strategy] < 0.0f) {
-        printf ("  the tuner picked strategy %d, which it did not time\n",
-            (int) strategy);
-        e = cudaErrorUnknown;
-      }
+  else if ((e = cc_cuda_filter_set (cuda_filter, f)) != cudaSuccess)
+    goto done;
+  else if (v->family != TUNED) {
+    if (!cc_cuda_family_takes ((CcFamily) v->family, &src, &dst,
+            cuda_filter)) {
+      cudaFree (d_in);
+      cudaFree (d_out);
+      return NOT_TAKEN;
+    }
+    e = cc_cuda_convolve_family ((CcFamily) v->family, &src, &dst,
+        cuda_filter, border, 0, CC_LAUNCH_SRC_READY);
+  } else {
+    CcStrategy strategy = CC_STRATEGY_AUTO;
+    CcFamily picked, family;
+    float ms[CC_N_FAMILIES];
+    e = cc_cuda_fastest_strategy (&src, &dst, cuda_filter, border, 0,
+        &strategy, ms);
+    /* the tuner wrote dst; start again from poison */
+    if (e == cudaSuccess)
+      e = cudaMemcpy (d_out, im->out, bytes, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+      e = cc_cuda_select_family (&src, &dst, cuda_filter, strategy, &picked);
+    if (e == cudaSuccess && ms[picked] < 0.0f) {
+      printf ("  the tuner picked strategy %d (%s), which it did not time\n",
+          (int) strategy, cc_family_name (picked));
+      e = cudaErrorUnknown;
     }
     if (e == cudaSuccess)
-      e = cc_cuda_convolve (&src, &dst, slot, border, strategy, 0,
-          CC_LAUNCH_SRC_READY);
+      e = cc_cuda_convolve (&src, &dst, cuda_filter, border, strategy, 0,
+          CC_LAUNCH_SRC_READY, &family);
+    if (e == cudaSuccess && family != picked) {
+      printf ("  cc_cuda_convolve ran %s, the selector said %s\n",
+          cc_family_name (family), cc_family_name (picked));
+      e = cudaErrorUnknown;
+    }
   }
   if (e == cudaSuccess)
     e = cudaMemcpy (im->out, d_out, bytes, cudaMemcpyDeviceToHost);
@@ -210,15 +245,25 @@ check_case (const char *what, const Image * im, const CcFilter * f,
     unsigned got = 0, want = 0;
     size_t stray = (size_t) -1;
 
+    int rc;
     if (variants[v].separable && (fill || !cc_filter_is_separable (f)))
+      continue;
+#ifdef KERNELS_CUDA
+    /* the 2D families run the 2D cases; one variant fills */
+    if (fill ? variants[v].family != TUNED : !variants[v].separable
+        && variants[v].family != TUNED && cc_filter_is_separable (f))
       continue;
     /* the tuner launches every strategy some 20 times: under the
      * sanitizers (CUDACONV_TEST_QUICK) that would take an hour */
-    if (variants[v].strategy == TUNED && getenv ("CUDACONV_TEST_QUICK"))
+    if (!fill && variants[v].family == TUNED && getenv ("CUDACONV_TEST_QUICK"))
       continue;
+#endif
     memset (im->out, POISON, im->pitch * im->height);
+    rc = run_variant (&variants[v], im, f, border, fill, fill_value);
+    if (rc == NOT_TAKEN)
+      continue;
     n_cases++;
-    if (run_variant (&variants[v], im, f, border, fill, fill_value) != 0) {
+    if (rc != 0) {
       printf ("FAIL %s [%s]: the back end returned an error\n", what,
           variants[v].name);
       n_failed++;
@@ -263,6 +308,10 @@ check_case (const char *what, const Image * im, const CcFilter * f,
         printf ("; byte %zu outside the channel was written", stray);
       printf ("\n");
     }
+#ifdef KERNELS_CUDA
+    else if (!fill && variants[v].family != TUNED)
+      ran[variants[v].family][im->bytes - 1][f->radius][border] = 1;
+#endif
   }
 }
 
@@ -467,7 +516,7 @@ test_separable (RefRng * rng)
    * Planes of one sample per pixel with rows on 8 bytes (every layout but
    * ROWS_UNALIGNED) take the tensor-core streaming kernel at r3 to r8
    * (8-bit) and r5 to r8 (16-bit), one step per strip at these sizes
-   * (bench-separable-strip --check runs more): 8x40 and 1x1 (ghost columns
+   * (test_long_strips takes more): 8x40 and 1x1 (ghost columns
    * on both sides), 31x17, 67x130, 259x200 and 4097x7 (the right edge
    * inside a piece), 264x43 and 1032x90 (a last strip 8 columns wide). */
   static const int sizes[][2] = { {1, 1}, {2, 3}, {31, 17}, {67, 130},
@@ -783,7 +832,7 @@ expect_same (const char *what, const unsigned char *want,
 /* One of two launches queued back to back */
 typedef struct {
   const CcChannel *src, *dst;
-  int slot;
+  const CcCudaFilter *filter;
   CcLaunchFlags flags;
 } QueuedLaunch;
 
@@ -795,8 +844,8 @@ launch_pair (const QueuedLaunch * pair, CcStrategy strategy, int synchronise)
     if (k == 1 && synchronise)
       e = cudaDeviceSynchronize ();
     if (e == cudaSuccess)
-      e = cc_cuda_convolve (pair[k].src, pair[k].dst, pair[k].slot,
-          CC_BORDER_CLAMP, strategy, 0, pair[k].flags);
+      e = cc_cuda_convolve (pair[k].src, pair[k].dst, pair[k].filter,
+          CC_BORDER_CLAMP, strategy, 0, pair[k].flags, NULL);
   }
   return e;
 }
@@ -848,8 +897,8 @@ test_launch_order (RefRng * rng)
   unsigned char *host = malloc (bytes), *want = malloc (bytes);
   unsigned char *got = malloc (bytes), *d[3] = { NULL, NULL, NULL };
   Filters *f = calloc (2, sizeof (Filters));
-  int second = cc_cuda_filter_slot_acquire ();
-  cudaError_t e = host && want && got && f && second >= 0 ? cudaSuccess :
+  CcCudaFilter *first = cc_cuda_filter_new (), *second = cc_cuda_filter_new ();
+  cudaError_t e = host && want && got && f && first && second ? cudaSuccess :
       cudaErrorMemoryAllocation;
 
   for (size_t k = 0; host && k < bytes; k++)
@@ -863,9 +912,9 @@ test_launch_order (RefRng * rng)
     random_filters (rng, 5, 1, 255.0, &f[1]);
   }
   if (e == cudaSuccess)
-    e = cc_cuda_upload_filter (slot, &f[0].f, 0);
+    e = cc_cuda_filter_set (first, &f[0].f);
   if (e == cudaSuccess)
-    e = cc_cuda_upload_filter (second, &f[1].f, 0);
+    e = cc_cuda_filter_set (second, &f[1].f);
 
   CcChannel a = { d[0], ORDER_WIDTH, ORDER_WIDTH, ORDER_HEIGHT, 1,
     CC_SAMPLE_U8, 0, 0
@@ -874,11 +923,11 @@ test_launch_order (RefRng * rng)
   b.data = d[1];
   c.data = d[2];
   /* a -> b -> c: the second reads the first one's output */
-  const QueuedLaunch chained[2] = { {&a, &b, slot, CC_LAUNCH_SRC_READY},
+  const QueuedLaunch chained[2] = { {&a, &b, first, CC_LAUNCH_SRC_READY},
   {&b, &c, second, CC_LAUNCH_DEFAULT}
   };
   /* a -> b twice: the second filter's output must stay */
-  const QueuedLaunch same_dst[2] = { {&a, &b, slot, CC_LAUNCH_SRC_READY},
+  const QueuedLaunch same_dst[2] = { {&a, &b, first, CC_LAUNCH_SRC_READY},
   {&a, &b, second, CC_LAUNCH_SRC_READY}
   };
   for (int s = 0; s < 2 && e == cudaSuccess; s++) {
@@ -897,12 +946,133 @@ test_launch_order (RefRng * rng)
   }
   for (int k = 0; k < 3; k++)
     cudaFree (d[k]);
-  if (second >= 0)
-    cc_cuda_filter_slot_release (second);
+  cc_cuda_filter_free (first);
+  cc_cuda_filter_free (second);
   free (f);
   free (got);
   free (want);
   free (host);
+}
+#endif
+
+#ifdef KERNELS_CUDA
+/* 3840x2160 planes, where the streaming separable families take several
+ * steps (2 or 3 on an H100) or chunks per strip (not in quick runs) */
+static void
+test_long_strips (RefRng * rng)
+{
+  static const int sizes[][2] = { {3840, 2160} };
+  static const int radii[] = { 4, 5, 0 };
+  check_sizes_and_radii (rng, sizes, 1, radii, "long strips",
+      separable_filters);
+}
+
+/* Every family ran, and passed, at each of its radii among those the
+ * tests use, under every border, at 8 and 16 bits. */
+static void
+test_family_coverage (void)
+{
+  for (int f = 0; f < CC_N_FAMILIES; f++) {
+    const int *radii = variants[f].separable ? radii_separable : radii_2d;
+    for (int bytes = 1; bytes <= 2; bytes++) {
+      int lo, hi;
+      if (!cc_family_radii ((CcFamily) f, (CcSampleType) bytes, &lo, &hi))
+        continue;
+      for (int ri = 0; radii[ri] > 0; ri++) {
+        if (radii[ri] < lo || radii[ri] > hi)
+          continue;
+        for (int b = 0; b < 4; b++) {
+          n_cases++;
+          if (!ran[f][bytes - 1][radii[ri]][b]) {
+            n_failed++;
+            printf ("FAIL coverage: %s never ran at %d-bit radius %d border "
+                "%s\n", cc_family_name ((CcFamily) f), 8 * bytes, radii[ri],
+                border_names[b]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* The selector reaches every family, each from a plain case of its own;
+ * and a plane too tall for a strip kernel's grid goes to the next family
+ * of the list. Selection reads the planes' addresses, not their samples. */
+static void
+test_selector (void)
+{
+  static const struct {
+    CcStrategy strategy;
+    int bytes, radius, separable, width, height, unaligned;
+    CcFamily want;
+  } cases[] = {
+    {CC_STRATEGY_TILED_HALO, 1, 1, 0, 1920, 1080, 0,
+        CC_FAMILY_2D_STRIP_TILED_HALO},
+    {CC_STRATEGY_CACHE_HALO, 2, 2, 0, 1920, 1080, 0,
+        CC_FAMILY_2D_STRIP_CACHE_HALO},
+    {CC_STRATEGY_TILED_HALO, 1, 2, 0, 1920, 1080, 1, CC_FAMILY_2D_ROW_BLOCK},
+    {CC_STRATEGY_TILED_HALO, 2, 3, 0, 1920, 1080, 0, CC_FAMILY_2D_TILED_HALO},
+    {CC_STRATEGY_CACHE_HALO, 1, 1, 0, 1920, 1080, 1, CC_FAMILY_2D_CACHE_HALO},
+    {CC_STRATEGY_SEPARABLE, 1, 3, 1, 1920, 1080, 0,
+        CC_FAMILY_SEPARABLE_STRIP_MMA},
+    {CC_STRATEGY_SEPARABLE, 2, 2, 1, 1920, 1080, 0,
+        CC_FAMILY_SEPARABLE_STRIP_FP32},
+    {CC_STRATEGY_SEPARABLE, 1, 9, 1, 1920, 1080, 0,
+        CC_FAMILY_SEPARABLE_TILE_MMA},
+    {CC_STRATEGY_SEPARABLE, 2, 9, 1, 1920, 1080, 0,
+        CC_FAMILY_SEPARABLE_TILE_FP32},
+    /* more strips of rows than a grid has rows of blocks */
+    {CC_STRATEGY_CACHE_HALO, 1, 1, 0, 32, 3000000, 0,
+        CC_FAMILY_2D_CACHE_HALO},
+    {CC_STRATEGY_SEPARABLE, 1, 1, 1, 32, 3000000, 0,
+        CC_FAMILY_SEPARABLE_TILE_FP32},
+  };
+  static float taps[CC_MAX_TAPS], factors[CC_MAX_SIDE];
+  int reached[CC_N_FAMILIES] = { 0 };
+
+  for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++) {
+    const int side = 2 * cases[k].radius + 1;
+    CcFilter f = { cases[k].radius, CC_RESPONSE_LINEAR, 0.0f, taps,
+      cases[k].separable ? factors : NULL, cases[k].separable ? factors : NULL
+    };
+    /* 16-byte rows, or rows 3 samples past them */
+    const size_t pitch = ((size_t) cases[k].width * cases[k].bytes + 15) / 16
+        * 16 + (cases[k].unaligned ? 3 * cases[k].bytes : 0);
+    CcChannel src = { (void *) (uintptr_t) 0x100000, pitch, cases[k].width,
+      cases[k].height, 1, (CcSampleType) cases[k].bytes, 0, 0
+    };
+    CcChannel dst = src;
+    CcFamily got = CC_N_FAMILIES;
+    cudaError_t e;
+
+    for (int i = 0; i < side * side; i++)
+      taps[i] = 1.0f / (side * side);
+    for (int i = 0; i < side; i++)
+      factors[i] = 1.0f / side;
+    dst.data = (void *) (uintptr_t) 0x200000;
+    n_cases++;
+    e = cc_cuda_filter_set (cuda_filter, &f);
+    if (e == cudaSuccess)
+      e = cc_cuda_select_family (&src, &dst, cuda_filter, cases[k].strategy,
+          &got);
+    if (e != cudaSuccess || got != cases[k].want) {
+      n_failed++;
+      printf ("FAIL selector case %zu (%dx%d %d-bit radius %d): got %s, want "
+          "%s\n", k, cases[k].width, cases[k].height, 8 * cases[k].bytes,
+          cases[k].radius, e == cudaSuccess ? cc_family_name (got) :
+          cudaGetErrorString (e), cc_family_name (cases[k].want));
+    } else {
+      reached[got] = 1;
+    }
+  }
+  for (int f = 0; f < CC_N_FAMILIES; f++) {
+    n_cases++;
+    if (!reached[f]) {
+      n_failed++;
+      printf ("FAIL selector: no case reached %s\n",
+          cc_family_name ((CcFamily) f));
+    }
+  }
 }
 #endif
 
@@ -951,32 +1121,47 @@ test_invalid_arguments (void)
   other_size.data = d + 64;
   deep.data = shifted.data = d;
   other_bits.data = d + 64;
-  /* the filter is checked when it is uploaded; a slot keeps its last good
-   * upload */
+  /* the filter is checked when it is set; a filter that failed to be set
+   * is refused by launches */
 #define CONVOLVE(s, o, f, border) \
-  (cc_cuda_upload_filter (slot, f, 0) \
-      || cc_cuda_convolve (s, o, slot, border, CC_STRATEGY_TILED_HALO, 0, \
-          CC_LAUNCH_DEFAULT))
-  expect_rejected ("upload radius 16", cc_cuda_upload_filter (slot,
-          &too_wide, 0));
-  expect_rejected ("upload slot out of range",
-      cc_cuda_upload_filter (CC_CUDA_FILTER_SLOTS, &ok, 0));
-  int fresh = cc_cuda_filter_slot_acquire ();
-  expect_rejected ("convolve with nothing uploaded", cc_cuda_convolve (&good,
+  (cc_cuda_filter_set (cuda_filter, f) \
+      || cc_cuda_convolve (s, o, cuda_filter, border, \
+          CC_STRATEGY_TILED_HALO, 0, CC_LAUNCH_DEFAULT, NULL))
+  expect_rejected ("set radius 16", cc_cuda_filter_set (cuda_filter,
+          &too_wide));
+  expect_rejected ("convolve with a filter whose setting failed",
+      cc_cuda_convolve (&good, &out, cuda_filter, CC_BORDER_CLAMP,
+          CC_STRATEGY_TILED_HALO, 0, CC_LAUNCH_DEFAULT, NULL));
+  CcCudaFilter *fresh = cc_cuda_filter_new ();
+  expect_rejected ("convolve with a filter never set", cc_cuda_convolve (&good,
           &out, fresh, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, 0,
-          CC_LAUNCH_DEFAULT));
-  cc_cuda_filter_slot_release (fresh);
-  cc_cuda_upload_filter (slot, &ok, 0);
-  expect_rejected ("unknown strategy", cc_cuda_convolve (&good, &out, slot,
-          CC_BORDER_CLAMP, (CcStrategy) 7, 0, CC_LAUNCH_DEFAULT));
-  expect_rejected ("separable strategy on a 2D filter",
-      cc_cuda_convolve (&good, &out, slot, CC_BORDER_CLAMP,
-          CC_STRATEGY_SEPARABLE, 0, CC_LAUNCH_DEFAULT));
-  expect_rejected ("unknown launch flag", cc_cuda_convolve (&good, &out, slot,
-          CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, 0, (CcLaunchFlags) 6));
-  expect_rejected ("tuner without a result pointer",
-      cc_cuda_fastest_strategy (&good, &out, slot, CC_BORDER_CLAMP, 0, NULL,
+          CC_LAUNCH_DEFAULT, NULL));
+  cc_cuda_filter_free (fresh);
+  expect_rejected ("convolve with no filter", cc_cuda_convolve (&good, &out,
+          NULL, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, 0,
+          CC_LAUNCH_DEFAULT, NULL));
+  cc_cuda_filter_set (cuda_filter, &ok);
+  expect_rejected ("unknown strategy", cc_cuda_convolve (&good, &out,
+          cuda_filter, CC_BORDER_CLAMP, (CcStrategy) 7, 0, CC_LAUNCH_DEFAULT,
           NULL));
+  expect_rejected ("strategy auto, which the tuner resolves",
+      cc_cuda_convolve (&good, &out, cuda_filter, CC_BORDER_CLAMP,
+          CC_STRATEGY_AUTO, 0, CC_LAUNCH_DEFAULT, NULL));
+  expect_rejected ("separable strategy on a 2D filter",
+      cc_cuda_convolve (&good, &out, cuda_filter, CC_BORDER_CLAMP,
+          CC_STRATEGY_SEPARABLE, 0, CC_LAUNCH_DEFAULT, NULL));
+  expect_rejected ("a separable family on a 2D filter",
+      cc_cuda_convolve_family (CC_FAMILY_SEPARABLE_TILE_FP32, &good, &out,
+          cuda_filter, CC_BORDER_CLAMP, 0, CC_LAUNCH_DEFAULT));
+  expect_rejected ("unknown family", cc_cuda_convolve_family
+      ((CcFamily) CC_N_FAMILIES, &good, &out, cuda_filter, CC_BORDER_CLAMP,
+          0, CC_LAUNCH_DEFAULT));
+  expect_rejected ("unknown launch flag", cc_cuda_convolve (&good, &out,
+          cuda_filter, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, 0,
+          (CcLaunchFlags) 6, NULL));
+  expect_rejected ("tuner without a result pointer",
+      cc_cuda_fastest_strategy (&good, &out, cuda_filter, CC_BORDER_CLAMP, 0,
+          NULL, NULL));
 #else
 #define CONVOLVE(s, o, f, border) cc_cpu_convolve (s, o, f, border, 1)
 #endif
@@ -1016,7 +1201,7 @@ main (void)
         e != cudaSuccess ? cudaGetErrorString (e) : "none found");
     return 77;
   }
-  slot = cc_cuda_filter_slot_acquire ();
+  cuda_filter = cc_cuda_filter_new ();
 #endif
   ref_rng_seed (&rng, ref_test_seed ());
   test_sizes_radii_borders (&rng);
@@ -1030,9 +1215,15 @@ main (void)
   test_depths (&rng);
   test_huge_weights (&rng);
 #ifdef KERNELS_CUDA
+  test_long_strips (&rng);
   test_launch_order (&rng);
+  test_family_coverage ();
+  test_selector ();
 #endif
   test_invalid_arguments ();
+#ifdef KERNELS_CUDA
+  cc_cuda_filter_free (cuda_filter);
+#endif
   printf ("%d passed, %d failed\n", n_cases - n_failed, n_failed);
   return n_failed ? 1 : 0;
 }

@@ -1,6 +1,6 @@
 /* cudaconv: the separable path for radii 1 to SS_MAX_RADIUS on planes in
  * whole quads, on the FP32 units, streaming: no block-wide staging and no
- * __syncthreads, as the 2D strip kernel (cudaconv-strip.cuh).
+ * __syncthreads, as the 2D strip kernel (2d-strip.cuh).
  *
  * Each warp walks down a strip sep_strip_rows() rows tall and 32 quads
  * wide; a lane owns one quad (4 samples) of a row, one 4- or 8-byte load.
@@ -41,24 +41,18 @@
  * one by one from the columns the border names, fixed for the whole strip,
  * while the other warps load a quad.
  *
- * On an H100 (8- and 16-bit planes, 3840x2160 and 1920x1080) this kernel
- * beats the tensor-core and FP32 tile kernels up to r = 4; at r = 5 it
- * still wins on 3840x2160 planes but loses on 1920x1080 ones, whose 936
- * warps leave the SMs 7 each (8-bit 16.3 us against 13.6), and at r = 7
- * it loses on both (32.2 against 28.4 us at 3840x2160), hence
- * SS_MAX_RADIUS (docs/kernels.md, tests/bench-separable-strip.cu). Since
- * the tensor-core streaming kernel (cudaconv-separable-mma-strip.cuh),
- * which is faster from r3 on 8-bit planes, it takes r1 and r2 there, and
- * r1 to r4 on 16-bit planes. */
+ * On an H100 this kernel beats the tile kernels up to r4 (SS_MAX_RADIUS);
+ * the tensor-core streaming kernel takes 8-bit planes from r3 and 16-bit
+ * ones from r5 (docs/kernels.md). */
 #ifndef CUDACONV_SEPARABLE_STRIP_CUH
 #define CUDACONV_SEPARABLE_STRIP_CUH
 
-#include "cudaconv-device.cuh"
+#include "device.cuh"
+#include "radii.cuh"
 
 #define SS_LANES 32
 /* samples per lane */
 #define SS_V 4
-#define SS_MAX_RADIUS 4
 /* warps per block: one, so that a plane's strips spread evenly over the
  * SMs */
 #define SS_WARPS 1
@@ -70,9 +64,8 @@
  * about one wave of 20 warps per SM for a 3840x2160 plane on an H100;
  * taller strips (45 rows) measured slower, shorter ones (20) no faster */
 #define SS_TARGET_ROWS 30
-/* warps per SM below which a plane's strips get fewer chunks: on an H100
- * a 1920x1080 8-bit plane took 10.1 us at r1 with strips of 8 chunks (608
- * warps) and 7.0 us with 2 (1,584; tests/bench-separable-strip.cu) */
+/* warps per SM below which a plane's strips get fewer chunks, which hid
+ * the loads' latency better on a 1920x1080 plane (docs/kernels.md) */
 #define SS_MIN_SM_WARPS 12
 
 /* lanes at each side of a warp that only feed their neighbours */
@@ -355,8 +348,9 @@ sep_strip_rows_of (const ChannelArgs & src, const ChannelArgs & dst,
 template < typename T, int R >
 __global__ void __launch_bounds__ (SS_LANES * SS_WARPS,
     blocks_that_fit (SS_LANES * SS_WARPS, SS_SM_WARPS / SS_WARPS))
-conv_separable_strip (ChannelArgs src, ChannelArgs dst, int slot,
-    float offset, CcBorder border, int chunks)
+conv_separable_strip (ChannelArgs src, ChannelArgs dst,
+    const __grid_constant__ TapsSeparable < R > taps, float offset,
+    CcBorder border, int chunks)
 {
   constexpr int SIDE = 2 * R + 1;
   constexpr int HL = ss_halo_lanes < R > ();
@@ -383,8 +377,8 @@ conv_separable_strip (ChannelArgs src, ChannelArgs dst, int slot,
   float wc[SIDE], wr[SIDE];
 #pragma unroll
   for (int j = 0; j < SIDE; j++) {
-    wc[j] = c_filters[slot][CC_SLOT_COL_TAPS + j];
-    wr[j] = c_filters[slot][CC_SLOT_ROW_TAPS + j];
+    wc[j] = taps.col[j];
+    wr[j] = taps.row[j];
   }
   /* the row sums start at offset + 0.5, where rounding wants them. An FFMA
    * takes one uniform operand; the weights are uniform, so the start goes

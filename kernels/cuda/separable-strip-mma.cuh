@@ -31,7 +31,7 @@
  * The tensor cores do all multiply-adds; the other units copy, convert,
  * split and round.
  *
- * Exactness as in cudaconv-mma.cuh, with one difference: the column taps
+ * Exactness as in mma.cuh, with one difference: the column taps
  * are scaled so that mid (at most the largest sample times the sum of the
  * taps' magnitudes) lands below 2^15, and is split as it comes out with no
  * multiply; a tap so small that its low half is an fp16 subnormal loses at
@@ -48,16 +48,14 @@
  * loaded sample by sample at copy time (ms_gather_columns). Outputs past
  * the plane's right or bottom edge are not stored.
  *
- * On an H100 this kernel beats the tile kernels at r3 to r8 on 3840x2160
- * and 1920x1080 planes, 8- and 16-bit, and the FP32 streaming kernel
- * (cudaconv-separable-strip.cuh) at r3 and r4 on 8-bit planes but not on
- * 16-bit ones (tests/bench-separable-strip.cu;
- * docs/kernels.md). */
+ * On an H100 this kernel beats the tile kernels at r3 to r8 and the FP32
+ * streaming kernel at r3 and r4 on 8-bit planes only (docs/kernels.md). */
 #ifndef CUDACONV_SEPARABLE_MMA_STRIP_CUH
 #define CUDACONV_SEPARABLE_MMA_STRIP_CUH
 
-#include "cudaconv-device.cuh"
-#include "cudaconv-mma.cuh"
+#include "device.cuh"
+#include "mma.cuh"
+#include "radii.cuh"
 
 #define MS_LANES 32
 /* a group: the 16 columns of one column-pass item and one row-pass item */
@@ -75,13 +73,6 @@
 /* the bytes one cp.async copies: the window starts 8 columns left of a
  * 16-column boundary, so 8 bytes keep every piece aligned in 8-bit rows */
 #define MS_PIECE 8
-/* two k-steps of 16 rows reach 8 rows above and below 16 outputs */
-#define MS_MAX_RADIUS 8
-/* the smallest radii it takes (8- and 16-bit): below them the FP32
- * streaming kernel was faster on an H100 (16-bit 3840x2160 r3 and r4: 17.5
- * and 23.3 us against 24.4 and 24.5; 8-bit r3: 18.4 against 16.3) */
-#define MS_MIN_RADIUS 3
-#define MS_MIN_RADIUS_16 5
 /* warps per SM that the register budget is set for (128 registers) */
 #define MS_SM_WARPS 16
 
@@ -119,10 +110,8 @@ ms_strip_grid (int width, int height, int steps)
 /* Steps per strip where the GPU holds `resident` warps of the kernel at
  * once: the fewest whose warps all fit. Fewer steps mean more warps to
  * hide each one's latency, but each strip copies one block more than it
- * has steps, and a second wave of warps costs more than either (on an
- * H100: 3840x2160 8-bit r7 16.4 us at the 2 steps picked, 2,040 warps
- * against 2,112 resident, 19.1 at 1; 16-bit r7 27.9 us at 2 steps, 2,040
- * warps against 1,980 resident, 24.8 at 3; tests/bench-separable-strip.cu). */
+ * has steps, and a second wave of warps costs more than either
+ * (docs/kernels.md). */
 __host__ __forceinline__ int
 ms_strip_steps (int width, int height, long long resident)
 {
@@ -497,8 +486,9 @@ ms_row_products (float (&acc)[4], const unsigned (&hi)[4],
 template < typename T, int R >
 __global__ void __launch_bounds__ (MS_LANES, blocks_that_fit (MS_LANES,
         MS_SM_WARPS))
-conv_separable_mma_strip (ChannelArgs src, ChannelArgs dst, int slot,
-    float offset, CcBorder border, int steps)
+conv_separable_mma_strip (ChannelArgs src, ChannelArgs dst,
+    const __grid_constant__ TapsSeparable < R > filter, float offset,
+    CcBorder border, int steps)
 {
   typedef MsShape < T > S;
   static_assert (R <= MS_MAX_RADIUS, "two k-steps of 16 rows");
@@ -522,8 +512,8 @@ conv_separable_mma_strip (ChannelArgs src, ChannelArgs dst, int slot,
   if (lane == 0) {
 #pragma unroll
     for (int j = 0; j <= 2 * R; j++) {
-      taps[0][j] = c_filters[slot][CC_SLOT_COL_TAPS + j];
-      taps[1][j] = c_filters[slot][CC_SLOT_ROW_TAPS + j];
+      taps[0][j] = filter.col[j];
+      taps[1][j] = filter.row[j];
     }
   }
   __syncwarp ();

@@ -15,7 +15,7 @@
 
 #include <cuda_fp16.h>
 
-#include "cudaconv-device.cuh"
+#include "device.cuh"
 
 /* mma.sync.m16n8k16: a 16 x 16 A (row-major) times a 16 x 8 B (by column) */
 #define MMA_M 16

@@ -1,12 +1,12 @@
 /* cudaconv: the separable path, for filters that are an outer product of a
  * column and a row filter (gaussian, box, sobel-x/-y), on the tensor cores.
  *
- * For 8-bit planes; 16-bit ones take cudaconv-separable-fp32.cuh (an fp16
+ * For 8-bit planes; 16-bit ones take separable-tile-fp32.cuh (an fp16
  * copy of a 16-bit sample needs two planes, which doubles the staging and
  * the matrix loads, and measured slower). One kernel, four steps per
  * 64 x 64 output tile:
  *  1. the window (tile and halo) goes to shared memory as exact fp16
- *     (cudaconv-mma.cuh);
+ *     (mma.cuh);
  *  2. column pass: for each block of 16 output rows and 8 window columns,
  *     mid = A x window, A the 16 x K band matrix A[m][k] = col_taps[k - m]
  *     (zero off the band) in two fp16 halves, the window block K rows deep;
@@ -23,8 +23,8 @@
 #ifndef CUDACONV_SEPARABLE_CUH
 #define CUDACONV_SEPARABLE_CUH
 
-#include "cudaconv-device.cuh"
-#include "cudaconv-mma.cuh"
+#include "device.cuh"
+#include "mma.cuh"
 
 #define SEP_WARPS (NS_THREADS / 32)
 #define SEP_BLOCKS (NS_TILE_H / MMA_M)
@@ -89,7 +89,7 @@ struct OutTile {
 };
 
 /* Where WindowStage puts the window: fp16, HALF_PITCH halves per row
- * (cudaconv-mma.cuh says why the values are exact). */
+ * (mma.cuh says why the values are exact). */
 template < int HALF_PITCH > struct HalfSink {
   __half *plane;
   __device__ __forceinline__ void put (int row, int col, unsigned h01,
@@ -128,13 +128,13 @@ build_band (const float *taps, int side, int e, int p, unsigned *hi,
  * that fp16 holds it), scales[1] and scales[2] undo mid's and the row
  * taps' scaling. */
 template < int R > __device__ __forceinline__ void
-build_bands (int slot, int tid, unsigned *col_band, unsigned *row_band,
-    float *scales)
+build_bands (const TapsSeparable < R > &filter, int tid, unsigned *col_band,
+    unsigned *row_band, float *scales)
 {
   typedef SepLayout < R > L;
   constexpr int SIDE = 2 * R + 1;
   if (tid < L::COL_BAND) {
-    const float *taps = c_filters[slot] + CC_SLOT_COL_TAPS;
+    const float *taps = filter.col;
     const float2 m = tap_magnitudes < SIDE > (taps);
     const int e = scale_exponent (m.x, HALF_TAP_TOP);
     const int e_mid = scale_exponent (m.y * SampleTraits < uint8_t >::max, 15);
@@ -145,7 +145,7 @@ build_bands (int slot, int tid, unsigned *col_band, unsigned *row_band,
     build_band (taps, SIDE, e, tid, col_band, col_band + L::COL_BAND);
   } else if (tid >= SEP_ROW_BAND_THREAD
       && tid < SEP_ROW_BAND_THREAD + L::ROW_BAND) {
-    const float *taps = c_filters[slot] + CC_SLOT_ROW_TAPS;
+    const float *taps = filter.row;
     const int e = scale_exponent (tap_magnitudes < SIDE > (taps).x,
         HALF_TAP_TOP);
     if (tid == SEP_ROW_BAND_THREAD)
@@ -356,7 +356,8 @@ stage_interior (const Sink & sink, const ChannelArgs & src, int wx, int wy)
 template < int R >
 __global__ void __launch_bounds__ (NS_THREADS, blocks_that_fit (NS_THREADS,
         5))
-conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
+conv_separable (ChannelArgs src, ChannelArgs dst,
+    const __grid_constant__ TapsSeparable < R > taps, float offset,
     CcBorder border, TileGrid tiles)
 {
   typedef SepLayout < R > L;
@@ -387,7 +388,7 @@ conv_separable (ChannelArgs src, ChannelArgs dst, int slot, float offset,
     stage.load (src, x0 - R, y0 - R);
     stage.store_to (sink, src, x0 - R, y0 - R, border);
   }
-  build_bands < R > (slot, tid, col_band, row_band, scales);
+  build_bands < R > (taps, tid, col_band, row_band, scales);
   /* rows past the window meet zero taps, but must not hold NaN */
   constexpr int PAD_VECS = (L::STAGE_H - L::IN_H) * L::HALF_PITCH / 8;
   for (int k = tid; k < PAD_VECS; k += NS_THREADS)

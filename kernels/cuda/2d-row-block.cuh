@@ -18,7 +18,8 @@
 #ifndef CUDACONV_ROW_BLOCK_CUH
 #define CUDACONV_ROW_BLOCK_CUH
 
-#include "cudaconv-device.cuh"
+#include "device.cuh"
+#include "radii.cuh"
 
 #define RB_THREADS_X 32
 #define RB_THREADS_Y 8
@@ -27,9 +28,6 @@
 #define RB_ROWS 8
 #define RB_TILE_W (RB_THREADS_X * RB_COLS)
 #define RB_TILE_H (RB_THREADS_Y * RB_ROWS)
-/* (2r+1)^2 weights and 8 x 4 outputs in registers; past r = 2 the fully
- * unrolled code outgrows the instruction cache */
-#define RB_MAX_RADIUS 2
 
 template < int R > struct RowBlockLayout {
   static constexpr int HALO_QUADS = (R + 3) / 4;
@@ -139,7 +137,8 @@ template < int O, int S, int E > struct SpanLoad {
 template < typename T, int R, bool MAGNITUDE >
 __global__ void __launch_bounds__ (RB_THREADS, blocks_that_fit (RB_THREADS,
         4))
-conv_row_block (ChannelArgs src, ChannelArgs dst, int slot, float offset,
+conv_row_block (ChannelArgs src, ChannelArgs dst,
+    const __grid_constant__ Taps2D < R, MAGNITUDE > taps, float offset,
     CcBorder border, TileGrid tiles)
 {
   typedef RowBlockLayout < R > L;
@@ -169,7 +168,7 @@ conv_row_block (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   }
 
   float w[SIDE * SIDE], wb[MAGNITUDE ? SIDE * SIDE : 1];
-  load_weights < SIDE, MAGNITUDE > (slot, w, wb);
+  load_weights < SIDE, MAGNITUDE > (taps.w, w, wb);
   /* a linear filter's sums start at offset + 0.5, where rounding wants them */
   const float start = MAGNITUDE ? 0.0f : offset + 0.5f;
   float a[RB_ROWS][RB_COLS], b[RB_ROWS][RB_COLS];

@@ -20,12 +20,12 @@
  * cache beside the first, and the kernel spent its time waiting for
  * instructions. Rim tiles are about 9% of a 3840x2160 plane's. Radii up to
  * ST_MAX_RADIUS on planes whose rows move as vectors take the strip kernel
- * instead (cudaconv-strip.cuh). */
+ * instead (2d-strip.cuh). */
 #ifndef CUDACONV_CACHE_HALO_CUH
 #define CUDACONV_CACHE_HALO_CUH
 
-#include "cudaconv-device.cuh"
-#include "cudaconv-tiled-halo.cuh"
+#include "device.cuh"
+#include "2d-tiled-halo.cuh"
 
 template < int R > struct CacheHaloLayout {
   /* floats left unwritten before and after each tile row, so that the
@@ -86,7 +86,7 @@ halo_part (const ChannelArgs & src, int wx, int gy,
 template < typename T, int R, bool MAGNITUDE, bool QUADS >
 __device__ __forceinline__ void
 cache_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
-    int x0, int y0, int slot, float offset, CcBorder border)
+    int x0, int y0, const float *taps, float offset, CcBorder border)
 {
   typedef CacheHaloLayout < R > L;
   constexpr int SIDE = 2 * R + 1;
@@ -114,7 +114,7 @@ cache_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
     } else {
       halo_part < T, R, QUADS, 0, L::WIN > (src, wx, gy, win);
     }
-    accumulate_row < R, NS_RUN, MAGNITUDE > (slot, i, win, a, b);
+    accumulate_row < R, NS_RUN, MAGNITUDE > (taps, i, win, a, b);
   }
   finish_magnitude < NS_RUN, MAGNITUDE > (a, b);
   store_row < T, NS_RUN > (dst, x0 + group * NS_RUN, y0 + row, a, offset);
@@ -127,7 +127,8 @@ cache_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
 template < typename T, int R, bool MAGNITUDE, bool QUADS >
 __global__ void __launch_bounds__ (NS_THREADS,
     tiled_halo_blocks_per_sm < R > ())
-conv_cache_halo (ChannelArgs src, ChannelArgs dst, int slot, float offset,
+conv_cache_halo (ChannelArgs src, ChannelArgs dst,
+    const __grid_constant__ Taps2D < R, MAGNITUDE > taps, float offset,
     CcBorder border, TileGrid tiles)
 {
   typedef CacheHaloLayout < R > L;
@@ -142,9 +143,9 @@ conv_cache_halo (ChannelArgs src, ChannelArgs dst, int slot, float offset,
       && y0 + NS_TILE_H + R <= src.height;
   if (inside)
     cache_halo_tile < T, R, MAGNITUDE, QUADS > (tile, src, dst, x0, y0,
-        slot, offset, border);
+        taps.w, offset, border);
   else
-    tiled_halo_tile < T, R, MAGNITUDE > (tile, src, dst, x0, y0, slot,
+    tiled_halo_tile < T, R, MAGNITUDE > (tile, src, dst, x0, y0, taps.w,
         offset, border);
 }
 

@@ -1,9 +1,6 @@
 /* cudaconv: device-side pieces every convolution kernel shares: the filter
- * slots in __constant__ memory, sample loads and stores, and the cooperative
- * load of an input window into shared memory.
- *
- * Included by cudaconv-cuda.cu only: __constant__ data is per translation
- * unit, so every kernel that reads c_filters must live in that one unit. */
+ * as a kernel parameter, sample loads and stores, and the cooperative load
+ * of an input window into shared memory. */
 #ifndef CUDACONV_DEVICE_CUH
 #define CUDACONV_DEVICE_CUH
 
@@ -12,20 +9,30 @@
 #include "cudaconv-cuda.h"
 #include "cudaconv-border.h"
 
-/* One slot: the (2r+1)^2 taps (two filters for a gradient magnitude), then
- * the column and row factors of a separable filter. 16 slots of 1023 floats
- * take 65,472 of the 65,536 bytes of the constant bank. */
-#define CC_SLOT_COL_TAPS CC_MAX_TAPS
-#define CC_SLOT_ROW_TAPS (CC_MAX_TAPS + CC_MAX_SIDE)
-#define CC_SLOT_FLOATS (CC_MAX_TAPS + 2 * CC_MAX_SIDE)
+/* A launch's filter goes by value as a kernel parameter. Parameters live
+ * in a constant bank, so warps read the weights through the constant cache
+ * as they would __constant__ data, yet each launch carries its own: any
+ * number of filters per process and device, nothing to upload or to
+ * synchronise when a filter changes, and kernels free to live in several
+ * translation units. __grid_constant__ lets a kernel index them without a
+ * copy to local memory. A kernel takes the taps of its radius only, so r1
+ * passes 9 floats and r15's 961 stay within the 4 KB of parameters every
+ * driver takes. */
+template < int R, bool MAGNITUDE > struct Taps2D {
+  static constexpr int SIDE = 2 * R + 1;
+  /* two filters back to back for a gradient magnitude */
+  static constexpr int COUNT = SIDE * SIDE * (MAGNITUDE ? 2 : 1);
+  float w[COUNT];
+};
 
-static_assert (CC_CUDA_FILTER_SLOTS * CC_SLOT_FLOATS * sizeof (float) <=
-    65536, "the filter slots must fit the 64 KB constant bank");
+template < int R > struct TapsSeparable {
+  float col[2 * R + 1];
+  float row[2 * R + 1];
+};
+
 static_assert (2 * (2 * CC_MAX_MAGNITUDE_RADIUS + 1) *
     (2 * CC_MAX_MAGNITUDE_RADIUS + 1) <= CC_MAX_TAPS,
-    "both halves of a magnitude filter fit one slot");
-
-__constant__ float c_filters[CC_CUDA_FILTER_SLOTS][CC_SLOT_FLOATS];
+    "both halves of a magnitude filter fit the taps of a CcFilter");
 
 template < typename T > struct SampleTraits;
 template <> struct SampleTraits <uint8_t> {
@@ -49,6 +56,11 @@ struct ChannelArgs {
   unsigned max_pair, kept_pair;
   bool limited;
 };
+
+/* two channels, the offset, the border and a grid's shape beside it */
+static_assert (sizeof (Taps2D < CC_MAX_RADIUS, false >) +
+    2 * sizeof (ChannelArgs) + 32 <= 4096,
+    "the largest filter and the other kernel parameters fit 4 KB");
 
 /* Two rounded 16-bit samples, saturated already to 16 bits, within the
  * channel's depth */
@@ -439,19 +451,18 @@ round_up4 (int n)
 #define NS_TILE_W NS_THREADS_X
 #define NS_TILE_H (NS_THREADS_Y * NS_RUN)
 
-/* The slot's (2r+1)^2 weights into registers, and for a gradient magnitude
- * the second filter's into wb, for kernels that keep the whole filter
- * there (small radii); first: where in the slot they start (a copy of the
- * taps kept elsewhere in it, such as CC_SLOT_SCALED_TAPS). */
+/* The filter's (2r+1)^2 weights into registers, and for a gradient
+ * magnitude the second filter's into wb, for kernels that keep the whole
+ * filter there (small radii). */
 template < int SIDE, bool MAGNITUDE > __device__ __forceinline__ void
-load_weights (int slot, float (&w)[SIDE * SIDE],
-    float (&wb)[MAGNITUDE ? SIDE * SIDE : 1], int first = 0)
+load_weights (const float *taps, float (&w)[SIDE * SIDE],
+    float (&wb)[MAGNITUDE ? SIDE * SIDE : 1])
 {
 #pragma unroll
   for (int k = 0; k < SIDE * SIDE; k++) {
-    w[k] = c_filters[slot][first + k];
+    w[k] = taps[k];
     if (MAGNITUDE)
-      wb[k] = c_filters[slot][first + SIDE * SIDE + k];
+      wb[k] = taps[SIDE * SIDE + k];
   }
 }
 

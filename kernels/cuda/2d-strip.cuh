@@ -20,7 +20,7 @@
  * kernels the GPU idled about a microsecond more (the launch, then blocks
  * ramping onto the SMs and draining off them). The kernels are launched to
  * start before the one ahead of them on the stream ends
- * (cudaconv-dependent-launch.cuh): their blocks wait on the SMs for it, and
+ * (dependent-launch.cuh): their blocks wait on the SMs for it, and
  * with CC_LAUNCH_SRC_READY they load and add up their first rows
  * meanwhile and wait only before their first store.
  *
@@ -44,42 +44,30 @@
  * side bring as any other word from beyond.
  *
  * One copy of that code serves every warp. The warps of a 2160-row plane
- * all run at once (one wave), so the slowest sets the kernel's time: with a
- * second, ghost-free copy for the warps inside the plane (the kernel
- * before this one), the others took about 25% more instructions per row
- * at r1, spilled, and set the kernel's end: cache-halo took 10.1 us at r1
- * and 17.1 us at r2; with one copy and these ghost cells, 8.1 and 14.1 us
- * (H100, 8-bit 3840x2160, docs/kernels.md); with
- * subnormal halves, 9 rows at r2 and the launches overlapping, see
- * docs/kernels.md. */
+ * all run at once (one wave), so the slowest sets the kernel's time; a
+ * second, ghost-free copy for the inner warps made the others spill and
+ * end later (docs/kernels.md). */
 #ifndef CUDACONV_STRIP_CUH
 #define CUDACONV_STRIP_CUH
 
-#include "cudaconv-device.cuh"
-#include "cudaconv-dependent-launch.cuh"
+#include "device.cuh"
+#include "dependent-launch.cuh"
+#include "radii.cuh"
 
 #define ST_LANES 32
 #define ST_WARPS 4
-#define ST_MAX_RADIUS 2
 /* input rows whose loads are issued ahead of the one being added up
  * (ptxas may move them further up where the registers allow): 3 for the
- * linear 8-bit kernels with 8 samples per lane at r1, 5 for the other
- * 8-bit ones at r <= 1, 4 elsewhere. 8-bit 3840x2160 r1 cache-halo on an
- * H100, launches overlapping (CC_LAUNCH_SRC_READY), a harness not in the
- * repository: 3 rows 5.42 us, 4 rows 5.53, 5 rows 5.81; before the
- * launches overlapped, 5 rows measured best. */
-#define ST_AHEAD(T, R, SCALED) ((SCALED) && (R) <= 1 ? 3 : \
+ * linear 8-bit kernels with 8 samples per lane, 5 for the other 8-bit ones
+ * at r <= 1, 4 elsewhere; each measured best (docs/kernels.md) */
+#define ST_AHEAD(T, R, SCALED) ((SCALED) ? 3 : \
     sizeof (T) == 1 && (R) <= 1 ? 5 : 4)
 
 /* The linear 8-bit kernels with 8 samples per lane widen samples as
  * subnormal halves (strip_sample()), x 2^-24, and take their weights
- * scaled by 2^24 from the slot's last ST_SCALED_TAPS floats, which a
- * linear filter of radius <= ST_MAX_RADIUS leaves free. */
+ * scaled by 2^24 (the launch passes them so). */
 #define ST_SCALED_TAPS ((2 * ST_MAX_RADIUS + 1) * (2 * ST_MAX_RADIUS + 1))
-#define CC_SLOT_SCALED_TAPS (CC_MAX_TAPS - ST_SCALED_TAPS)
 #define ST_WEIGHT_SCALE 16777216.0f     /* 2^24 */
-static_assert (ST_SCALED_TAPS <= CC_SLOT_SCALED_TAPS,
-    "the scaled copy does not overlap the taps it is made from");
 
 template < typename T, bool MAGNITUDE, int V > __host__ __device__
     constexpr bool
@@ -287,13 +275,8 @@ strip_blocks_per_sm ()
 
 /* Rows per warp: 9 (13 for magnitudes), the fewest that put a 2160-row
  * plane's blocks on an H100 (132 SMs) in one wave at 7 blocks per SM (900
- * blocks); fewer blocks left SMs idle. Measured on 8-bit 3840x2160
- * cache-halo (H100, a harness not in the repository, launches without
- * dependent launch): r1 9 rows 8.0 us, 12 rows 8.5, 18 rows 8.7; r2 9 rows
- * 13.3, 6 rows (1,350 blocks, 1.5 waves) 14.1, 10 rows 14.2, 12 rows 15.1.
- * 16-bit planes and magnitudes at r2 keep 6 rows, measured best when they
- * were tuned (6 rows 14.7 us, 8 rows 15.2, 10 rows 14.7, 12 rows 15.7 for
- * the 8-bit kernel of that time). */
+ * blocks); fewer blocks left SMs idle. 16-bit planes and magnitudes at r2
+ * keep 6 rows, measured best for them (docs/kernels.md). */
 template < typename T, int R, bool MAGNITUDE > __host__ __device__ constexpr
     int
 strip_rows_per_warp ()
@@ -334,7 +317,7 @@ strip_grid (int width, int height)
  * 2^-24 exactly, and one HADD2.F32 widens it, a byte permute serving two
  * samples: 1.5 instructions per sample where word_sample() takes 2, which
  * at r1 are a sixth of the kernel's. The weights come scaled by 2^24
- * (CC_SLOT_SCALED_TAPS); as both scalings are powers of two, every product
+ * (strip_scaled_weights()); as both scalings are powers of two, every product
  * and sum is the one of the unscaled path, bit for bit. */
 template < typename T, bool SCALED > __device__ __forceinline__ float
 strip_sample (unsigned w, int k)
@@ -518,7 +501,8 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
 template < typename T, int R, bool MAGNITUDE, bool STAGED, int V >
 __global__ void __launch_bounds__ (ST_LANES * ST_WARPS,
     strip_blocks_per_sm < T, R, MAGNITUDE > ())
-conv_strip (ChannelArgs src, ChannelArgs dst, int slot, float offset,
+conv_strip (ChannelArgs src, ChannelArgs dst,
+    const __grid_constant__ Taps2D < R, MAGNITUDE > taps, float offset,
     CcBorder border, bool src_ready)
 {
   static_assert (!MAGNITUDE || V == 4, "a magnitude's lanes take 4 samples");
@@ -547,8 +531,8 @@ conv_strip (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   me.init (src, x0, threadIdx.x, R, border);
 
   float w[SIDE * SIDE], wb[MAGNITUDE ? SIDE * SIDE : 1];
-  load_weights < SIDE, MAGNITUDE > (slot, w, wb,
-      strip_scaled_weights < T, MAGNITUDE, V > () ? CC_SLOT_SCALED_TAPS : 0);
+  /* scaled by 2^24 where strip_scaled_weights() */
+  load_weights < SIDE, MAGNITUDE > (taps.w, w, wb);
   /* a linear filter's sums start at offset + 0.5, where rounding wants them;
    * a magnitude's offset + 0.5 comes after its square root */
   const float start = MAGNITUDE ? 0.0f : offset + 0.5f;

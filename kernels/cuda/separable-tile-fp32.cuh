@@ -1,7 +1,7 @@
 /* cudaconv: the separable path on the FP32 units, for 16-bit planes and
  * for 8-bit ones up to r = 1. An fp16 copy of a 16-bit sample takes two
  * planes (its high and low bytes), which doubles the staging and the
- * matrix loads of the tensor-core kernel (cudaconv-separable.cuh); on an
+ * matrix loads of the tensor-core kernel (separable-tile-mma.cuh); on an
  * H100 this kernel is the faster of the two for 16-bit planes at every
  * radius and for 8-bit ones at r = 1 (docs/kernels.md).
  *
@@ -20,7 +20,7 @@
 #ifndef CUDACONV_SEPARABLE_FP32_CUH
 #define CUDACONV_SEPARABLE_FP32_CUH
 
-#include "cudaconv-device.cuh"
+#include "device.cuh"
 
 #define SEP_FP32_RUN 8
 
@@ -67,9 +67,12 @@ correlate_run (const float (&taps)[SIDE], const float (&win)[WIN],
   }
 }
 
+/* From r8 the budget of 3 blocks per SM: left to itself, ptxas held 16-bit
+ * r10 to 64 registers and spilled (7% slower at 3840x2160). */
 template < typename T, int R >
-__global__ void __launch_bounds__ (NS_THREADS)
-conv_separable_fp32 (ChannelArgs src, ChannelArgs dst, int slot, float offset,
+__global__ void __launch_bounds__ (NS_THREADS, R >= 8 ? 3 : 1)
+conv_separable_fp32 (ChannelArgs src, ChannelArgs dst,
+    const __grid_constant__ TapsSeparable < R > taps, float offset,
     CcBorder border, TileGrid tiles)
 {
   typedef SepFp32Layout < R > L;
@@ -83,8 +86,8 @@ conv_separable_fp32 (ChannelArgs src, ChannelArgs dst, int slot, float offset,
   float wr[SIDE], wc[SIDE];
 #pragma unroll
   for (int j = 0; j < SIDE; j++) {
-    wr[j] = c_filters[slot][CC_SLOT_ROW_TAPS + j];
-    wc[j] = c_filters[slot][CC_SLOT_COL_TAPS + j];
+    wr[j] = taps.row[j];
+    wc[j] = taps.col[j];
   }
 
   const int x0 = tile_x0 (tiles, blockIdx.x, NS_TILE_W);

@@ -16,11 +16,11 @@
  *    in flight at once, and the 16-byte shared stores are free of bank
  *    conflicts.
  * Radii up to RB_MAX_RADIUS take the row-block kernel instead
- * (cudaconv-row-block.cuh). */
+ * (2d-row-block.cuh). */
 #ifndef CUDACONV_TILED_HALO_CUH
 #define CUDACONV_TILED_HALO_CUH
 
-#include "cudaconv-device.cuh"
+#include "device.cuh"
 
 /* threadIdx.x is the thread's row in the tile, threadIdx.y its group of
  * NS_RUN columns */
@@ -47,13 +47,12 @@ template < int R > struct TiledHaloLayout {
 
 /* a[k] += sum_j wa[i][j] * win[k + j] (and b with wb for a gradient
  * magnitude): filter row i applied to a window of one input row, its
- * weights read from constant memory once and reused by all COLS outputs. */
+ * weights read from the constant bank once and reused by all COLS outputs. */
 template < int R, int COLS, bool MAGNITUDE > __device__ __forceinline__ void
-accumulate_row (int slot, int i, const float (&win)[COLS + 2 * R],
+accumulate_row (const float *wa, int i, const float (&win)[COLS + 2 * R],
     float (&a)[COLS], float (&b)[COLS])
 {
   constexpr int SIDE = 2 * R + 1;
-  const float *wa = c_filters[slot];
 #pragma unroll
   for (int j = 0; j < SIDE; j++) {
     const float w = wa[i * SIDE + j];
@@ -144,7 +143,7 @@ tiled_halo_blocks_per_sm ()
  * row. */
 template < typename T, int R, bool MAGNITUDE > __device__ __forceinline__ void
 tiled_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
-    int x0, int y0, int slot, float offset, CcBorder border)
+    int x0, int y0, const float *taps, float offset, CcBorder border)
 {
   typedef TiledHaloLayout < R > L;
   constexpr int SIDE = 2 * R + 1;
@@ -157,15 +156,13 @@ tiled_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
   float a[NS_RUN] = { }, b[NS_RUN] = { };
   /* Small filters unroll completely; large ones would overflow the
    * instruction cache. By three where that divides the filter's rows: one
-   * loop step (row address, test, branch) per three rows, which took r10
-   * from 168 to 152 us and r7 from 88.3 to 87.0 (8-bit 2160p, H100); with
-   * a remainder to unroll as well, r15 went from 310 to 316 us. */
+   * loop step (row address, test, branch) per three rows (docs/kernels.md). */
 #pragma unroll (R <= 2 ? SIDE : SIDE % 3 == 0 ? 3 : 1)
   for (int i = 0; i < SIDE; i++) {
     float win[L::WIN];
     load_window_row < L::LEAD, L::VECS > (reinterpret_cast <
         const float4 * >(row + i * L::PITCH), win);
-    accumulate_row < R, NS_RUN, MAGNITUDE > (slot, i, win, a, b);
+    accumulate_row < R, NS_RUN, MAGNITUDE > (taps, i, win, a, b);
   }
   finish_magnitude < NS_RUN, MAGNITUDE > (a, b);
   store_row < T, NS_RUN > (dst, x0 + threadIdx.y * NS_RUN,
@@ -175,13 +172,14 @@ tiled_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
 template < typename T, int R, bool MAGNITUDE >
 __global__ void __launch_bounds__ (NS_THREADS,
     tiled_halo_blocks_per_sm < R > ())
-conv_tiled_halo (ChannelArgs src, ChannelArgs dst, int slot, float offset,
+conv_tiled_halo (ChannelArgs src, ChannelArgs dst,
+    const __grid_constant__ Taps2D < R, MAGNITUDE > taps, float offset,
     CcBorder border, TileGrid tiles)
 {
   extern __shared__ float4 shared_vec[];
   tiled_halo_tile < T, R, MAGNITUDE > (reinterpret_cast < float *>(shared_vec),
       src, dst, tile_x0 (tiles, blockIdx.x, NS_TILE_W), tile_y0 (tiles,
-          blockIdx.x, NS_TILE_H), slot, offset, border);
+          blockIdx.x, NS_TILE_H), taps.w, offset, border);
 }
 
 #endif /* CUDACONV_TILED_HALO_CUH */

@@ -1,0 +1,21 @@
+/* cudaconv: the launcher of the 2D cache-halo family (2d-cache-halo.cuh). */
+#include "families.cuh"
+#include "2d-cache-halo.cuh"
+
+cudaError_t
+launch_2d_cache_halo (const Launch & l)
+{
+  return with_kernel_2d < CC_MAX_RADIUS > (l, cudaErrorInvalidValue,
+      [&](auto t, auto r, auto m) {
+        typedef decltype (t) T;
+        constexpr int R = decltype (r)::value;
+        constexpr bool MAGNITUDE = decltype (m)::value;
+        const auto taps = taps_2d < R, MAGNITUDE > (*l.filter);
+        /* the halo moves as quads where the plane does */
+        if (moves_as_quads < T > (l.src))
+          return launch_column_tiles (conv_cache_halo < T, R, MAGNITUDE,
+              true >, taps, CacheHaloLayout < R >::BYTES, l);
+        return launch_column_tiles (conv_cache_halo < T, R, MAGNITUDE, false >,
+            taps, CacheHaloLayout < R >::BYTES, l);
+      });
+}

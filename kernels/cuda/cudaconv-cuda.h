@@ -1,0 +1,140 @@
+/* cudaconv: host API of the CUDA convolution kernels.
+ *
+ * Plain C over the CUDA runtime API; the device code stays in the .cu and
+ * .cuh files beside this header. Every function returns a cudaError_t
+ * instead of asserting: cudaErrorInvalidValue for arguments out of range
+ * (CC_STRATEGY_AUTO included: cc_cuda_fastest_strategy resolves it),
+ * otherwise what CUDA said. */
+#ifndef CUDACONV_CUDA_H
+#define CUDACONV_CUDA_H
+
+#include <cuda_runtime_api.h>
+#include "cudaconv-kernel-types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The kernel families. Each has its own pair of files beside this header,
+ * named as cc_family_name() says (the two strip families share 2d-strip);
+ * which one runs is decided in one place, cc_cuda_select_family(). */
+typedef enum {
+  CC_FAMILY_2D_STRIP_TILED_HALO = 0,    /* r <= 2, rows in whole vectors */
+  CC_FAMILY_2D_STRIP_CACHE_HALO,
+  CC_FAMILY_2D_ROW_BLOCK,               /* tiled-halo r <= 2, other planes */
+  CC_FAMILY_2D_TILED_HALO,
+  CC_FAMILY_2D_CACHE_HALO,
+  CC_FAMILY_SEPARABLE_STRIP_MMA,        /* tensor cores, streaming */
+  CC_FAMILY_SEPARABLE_STRIP_FP32,
+  CC_FAMILY_SEPARABLE_TILE_MMA,         /* tensor cores, 64 x 64 tiles */
+  CC_FAMILY_SEPARABLE_TILE_FP32
+} CcFamily;
+#define CC_N_FAMILIES 9
+
+/* "2d-strip-tiled-halo", ...; NULL for a value out of range */
+const char *cc_family_name (CcFamily family);
+
+/* Whether the family is compiled for any radius of this sample type: 1,
+ * with the first and the last in *min_radius and *max_radius; else 0.
+ * The 2D families run gradient magnitudes up to CC_MAX_MAGNITUDE_RADIUS,
+ * the separable ones none. */
+int cc_family_radii (CcFamily family, CcSampleType sample, int *min_radius,
+    int *max_radius);
+
+/* A filter ready for launches, in host memory: each launch passes it to its
+ * kernel as a parameter, which the kernel reads through the constant
+ * cache. So there is no limit on filters per process or device, and a
+ * filter may change between launches with no upload and no wait: a launch
+ * takes the filter as it is when it is queued. Not thread-safe: one owner
+ * sets it and launches with it. */
+typedef struct CcCudaFilter CcCudaFilter;
+
+CcCudaFilter *cc_cuda_filter_new (void);
+void cc_cuda_filter_free (CcCudaFilter * filter);
+/* Copies taps, factors and offset; the arrays may be reused as soon as it
+ * returns. cudaErrorInvalidValue (and the filter left unset) for a radius
+ * out of range or missing taps. */
+cudaError_t cc_cuda_filter_set (CcCudaFilter * filter, const CcFilter * taps);
+
+/* What a launch may assume about the work queued before it on its stream.
+ * On GPUs with programmatic dependent launch (compute capability 9.0+) the
+ * kernels for radius <= 2 on planes that move as vectors have their blocks
+ * on the SMs before the kernel ahead of them has ended, which saves the
+ * gap between two kernels, a large share of a few-microsecond kernel;
+ * they touch nothing before that kernel has ended, unless:
+ *  CC_LAUNCH_SRC_READY: src is not written by the kernel launched just
+ *    before on the stream (a copy or an event wait in between, or a kernel
+ *    writing other memory, as the planes of one frame): the kernel loads
+ *    and adds up its first rows while that kernel ends, and waits for it
+ *    before its first store. */
+typedef enum {
+  CC_LAUNCH_DEFAULT = 0,
+  CC_LAUNCH_SRC_READY = 1 << 0
+} CcLaunchFlags;
+
+/* The family that cc_cuda_convolve runs for these arguments on the
+ * current device: an ordered list of conditions per strategy, the first
+ * family whose conditions hold (radius, sample type, how the planes' rows
+ * are aligned, grid limits). cudaErrorInvalidValue for arguments that no
+ * family takes (such as CC_STRATEGY_SEPARABLE for a filter without factors). */
+cudaError_t cc_cuda_select_family (const CcChannel * src, const CcChannel * dst,
+    const CcCudaFilter * filter, CcStrategy strategy, CcFamily * family);
+
+/* Convolves src into dst (device pointers, same size and sample type) with
+ * the filter (radius, response and offset included), running the family
+ * that cc_cuda_select_family picks; ran, when not NULL, receives it. Only
+ * dst's own channel samples are written. src and dst must not overlap: the
+ * kernels read src through the read-only cache, and some write an output
+ * sample more than once (with the same value). */
+cudaError_t cc_cuda_convolve (const CcChannel * src, const CcChannel * dst,
+    const CcCudaFilter * filter, CcBorder border, CcStrategy strategy,
+    cudaStream_t stream, CcLaunchFlags flags, CcFamily * ran);
+
+/* Whether family can run these arguments: its own conditions in the
+ * selector, whatever comes before it in a strategy's list. */
+int cc_cuda_family_takes (CcFamily family, const CcChannel * src,
+    const CcChannel * dst, const CcCudaFilter * filter);
+
+/* Runs the named family (tests and benchmarks): cudaErrorInvalidValue where
+ * cc_cuda_family_takes says it cannot. */
+cudaError_t cc_cuda_convolve_family (CcFamily family, const CcChannel * src,
+    const CcChannel * dst, const CcCudaFilter * filter, CcBorder border,
+    cudaStream_t stream, CcLaunchFlags flags);
+
+/* Runs every strategy that can take the filter on this channel, a warm-up
+ * launch and CC_CUDA_TUNE_RUNS timed samples of a few back-to-back
+ * launches each (CUDA events on stream, which ends synchronised), and
+ * returns the one with the smallest median in *fastest. ms, when not NULL,
+ * receives CC_N_FAMILIES medians in milliseconds per launch, indexed by the
+ * family each strategy ran, -1 for families not run. dst is overwritten. */
+#define CC_CUDA_TUNE_RUNS 5
+cudaError_t cc_cuda_fastest_strategy (const CcChannel * src,
+    const CcChannel * dst, const CcCudaFilter * filter, CcBorder border,
+    cudaStream_t stream, CcStrategy * fastest, float *ms);
+
+/* Sets every sample of the channel to value (saturated to the sample type). */
+cudaError_t cc_cuda_fill (const CcChannel * dst, unsigned value,
+    cudaStream_t stream);
+
+/* Formats of three 10-bit samples (and a 2-bit one) to a 32-bit word */
+typedef enum {
+  CC_WORD_V210 = 0,             /* 6 pixels of 4:2:2 in 4 words */
+  CC_WORD_Y410,                 /* U, Y, V, A at bits 0, 10, 20, 30 */
+  CC_WORD_RGB10A2,              /* R, G, B, A */
+  CC_WORD_BGR10A2               /* B, G, R, A */
+} CcWordLayout;
+
+/* Unpacks (to_planes) a frame of width x height pixels in rows of pitch
+ * bytes into 16-bit planes, or packs them back: v210 into planes Y, Cb, Cr
+ * (Cb and Cr (width + 1) / 2 samples wide); the others field by field,
+ * planes[k] taking the field at bit 10k. Packing saturates each sample to
+ * its field and leaves the bits no sample owns 0. Device pointers; pitch
+ * and packed on 4 bytes. */
+cudaError_t cc_cuda_word_packed_convert (CcWordLayout layout, int to_planes,
+    void *packed, size_t pitch, int width, int height, void *const planes[4],
+    const size_t plane_pitch[4], cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUDACONV_CUDA_H */
