@@ -50,10 +50,10 @@ fi
 shown=${out#"$PWD"/}
 echo "cudaconv demo: pictures: $shown/before.png, $shown/after.png ($props)"
 
-"$build/tests/cudaconv-bench" --once --size 1920x1080 --format I420 \
+"$build/benchmarks/cudaconv-bench" --once --size 1920x1080 --format I420 \
   --props "$props" --frames "${CUDACONV_DEMO_FRAMES:-300}" |
   sed 's/^/cudaconv demo: /'
 if [ "$bench" = 1 ]; then
-  "$build/tests/cudaconv-bench" --element --size 1920x1080 --format I420 \
+  "$build/benchmarks/cudaconv-bench" --element --size 1920x1080 --format I420 \
     --props "$props" --frames "${CUDACONV_DEMO_FRAMES:-300}"
 fi

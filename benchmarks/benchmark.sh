@@ -7,9 +7,9 @@
 # OpenCV's cvsmooth, then the Python peers (CuPy, PyTorch, OpenCV) on the
 # same planes.
 # Tables go to stdout; every number also goes to $CUDACONV_BENCH_CSV
-# (default: bench.csv in the current directory), which tests/bench-plot.py
+# (default: bench.csv in the current directory), which benchmarks/bench-plot.py
 # turns into the plot of BENCHMARKS.md.
-#   tests/benchmark.sh BUILD_DIR
+#   benchmarks/benchmark.sh BUILD_DIR
 set -uo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,12 +24,12 @@ export GST_PLUGIN_PATH_1_0=${GST_PLUGIN_PATH_1_0:-$(cd "$build" && pwd)/plugin}
 status=0
 date -u +"run at %Y-%m-%dT%H:%M:%SZ"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
-"$build/tests/cudaconv-bench" --csv "$csv" --frames "${CUDACONV_BENCH_FRAMES:-1000}" || status=1
+"$build/benchmarks/cudaconv-bench" --csv "$csv" --frames "${CUDACONV_BENCH_FRAMES:-1000}" || status=1
 # the formats of 10-bit decoders and webcams, end to end against their floor
 for format in P010_10LE YUY2 v210; do
-  "$build/tests/cudaconv-bench" --element --format $format --frames "${CUDACONV_BENCH_FRAMES:-1000}" || status=1
+  "$build/benchmarks/cudaconv-bench" --element --format $format --frames "${CUDACONV_BENCH_FRAMES:-1000}" || status=1
 done
-"$build/tests/cudaconv-bench" --cpu-peers || status=1
+"$build/benchmarks/cudaconv-bench" --cpu-peers || status=1
 PYTHONUNBUFFERED=1 python3 "$here/bench-peers.py" --csv "$csv" || status=1
 python3 "$here/bench-report.py" "$csv" || status=1
 exit $status

@@ -4,7 +4,7 @@
   bench-plot.py RESULTS.csv OUT.png [WxH]
 
 One line per strategy (8-bit, border clamp) and per peer from
-tests/bench-peers.py, at one plane size (3840x2160 unless given); log scale.
+benchmarks/bench-peers.py, at one plane size (3840x2160 unless given); log scale.
 Needs matplotlib.
 """
 import csv

@@ -4,7 +4,7 @@ on one machine (cudaconv-bench --kernels --csv FILE, the two builds
 alternating): per row the median over the runs of each build, the ratio
 new / old, and the rows slower than the limit.
 
-    tests/bench-compare.py --limit 1.03 old1.csv new1.csv old2.csv new2.csv ...
+    benchmarks/bench-compare.py --limit 1.03 old1.csv new1.csv old2.csv new2.csv ...
 
 CSV files alternate old, new. Exits 1 if any kernel row of the new build
 is slower than limit x the old one's."""

@@ -4,14 +4,14 @@
 # kernel tests (CUDACONV_TEST_QUICK=1: every case but the 1920x1080 and
 # larger planes, which take the sanitizers minutes), memcheck over the
 # element tests on the CUDA backend; then the whole benchmark
-# (tests/benchmark.sh) unless CUDACONV_GPU_RUN_BENCH=0. The parts can be
+# (benchmarks/benchmark.sh) unless CUDACONV_GPU_RUN_BENCH=0. The parts can be
 # run alone, since all of it takes longer than one device call may;
 # sanitizers is memcheck, racecheck and element-memcheck:
-#   tests/gpu-run.sh [suite] [sanitizers | memcheck racecheck element-memcheck] [bench]
+#   tools/gpu-run.sh [suite] [sanitizers | memcheck racecheck element-memcheck] [bench]
 # That machine has no GStreamer: build here, make the bundle and carry
 # both:
-#   meson compile -C build && tests/gpu-bundle.sh .gst
-#   device run, carry [".gst", "build"]: tests/gpu-run.sh suite
+#   meson compile -C build && tools/gpu-bundle.sh .gst
+#   device run, carry [".gst", "build"]: tools/gpu-run.sh suite
 # Logs, the benchmark's CSV and its plot go to $OUT (the device tool's) or
 # out/gpu.
 set -uo pipefail
@@ -61,8 +61,8 @@ echo "compute-sanitizer memcheck, element: exit $rc; $(grep -E 'ERROR SUMMARY' "
 fi
 
 if wants bench; then
-  CUDACONV_BENCH_CSV=$out/bench.csv tests/benchmark.sh build 2>&1 | tee "$out/bench.txt"
-  python3 tests/bench-plot.py "$out/bench.csv" "$out/kernels-3840x2160.png" \
+  CUDACONV_BENCH_CSV=$out/bench.csv benchmarks/benchmark.sh build 2>&1 | tee "$out/bench.txt"
+  python3 benchmarks/bench-plot.py "$out/bench.csv" "$out/kernels-3840x2160.png" \
     >/dev/null 2>&1 || echo "no plot here (matplotlib missing?)"
 fi
 exit $status

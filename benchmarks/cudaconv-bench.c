@@ -23,7 +23,7 @@
  * refused (videocrop then copies the picture), against 1920x1080 frames
  * with no crop at all.
  * With no section named, all but --once and --cpu-peers run. --csv appends every number to a file for
- * tests/bench-report.py and tests/bench-plot.py. */
+ * benchmarks/bench-report.py and benchmarks/bench-plot.py. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Makes the GStreamer bundle that tests/gpu-run.sh needs on the GPU machine:
+# Makes the GStreamer bundle that tools/gpu-run.sh needs on the GPU machine:
 # ../shared/device/gst-bundle.sh plus what it leaves out: the Y4M elements
 # the file-filter pipeline test uses, videocrop for cudaconv-bench --crop,
 # and the controller library the element tests link. Run in the project root:
-#   tests/gpu-bundle.sh .gst
+#   tools/gpu-bundle.sh .gst
 set -euo pipefail
 dir=${1:-.gst}
 root=$(cd "$(dirname "$0")/.." && pwd)
