@@ -31,11 +31,13 @@ def main():
             label = name if what == "kernel" else f"{name} (peer)"
             series[label][int(radius)] = float(value)
     fig, ax = plt.subplots(figsize=(8, 5))
-    for label, points in sorted(series.items()):
+    # one colour per series: the default cycle has 10, the plot more
+    colours = plt.get_cmap("tab20").colors
+    for k, (label, points) in enumerate(sorted(series.items())):
         radii = sorted(points)
         style = "--" if "(peer)" in label or label == "fp32-floor" else "-"
         ax.plot(radii, [points[r] for r in radii], style, marker="o",
-                label=label)
+                label=label, color=colours[k % len(colours)])
     ax.set_yscale("log")
     ax.set_xlabel("radius (filter side 2r+1)")
     ax.set_ylabel("milliseconds per plane")

@@ -113,6 +113,22 @@ def main():
     if picks:
         print(f"  strategy=auto picked within 10% of the fastest measured "
               f"in {picks_ok} of {picks} cases")
+    # NVIDIA NPP on the same planes: its float 2D filter against our fastest
+    # 2D strategy, its gaussian and box against our separable path
+    for size in ("3840x2160", "1920x1080"):
+        for radius in (1, 2, 3, 5, 7, 10, 15):
+            t = get(("kernel", size, 8, radius, "tiled-halo"))
+            c = get(("kernel", size, 8, radius, "cache-halo"))
+            s = get(("kernel", size, 8, radius, "separable"))
+            cells = []
+            for peer, ours in (("npp", min(t, c) if t and c else None),
+                               ("npp-gauss", s), ("npp-box", s)):
+                theirs = get(("peer", size, 8, radius, peer))
+                if theirs and ours:
+                    cells.append(f"{peer} {theirs / ours:5.2f}x")
+            if cells:
+                print(f"  {size} r{radius:<2} NPP time / ours: "
+                      + ", ".join(cells))
     ours = get(("cpu-vs-gaussianblur", "1920x1080", 8, 3, "cudaconv-cpu"))
     theirs = get(("cpu-vs-gaussianblur", "1920x1080", 8, 3, "gaussianblur"))
     if ours and theirs and theirs > 0:
