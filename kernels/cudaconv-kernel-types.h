@@ -85,6 +85,18 @@ cc_channel_bits_valid (const CcChannel * c)
       && c->shift <= 8 * (int) c->sample - cc_channel_depth (c);
 }
 
+/* Whether both back ends can take the channel: data, a size, a known
+ * sample type, its bits, and rows long enough for their samples */
+static inline int
+cc_channel_valid (const CcChannel * c)
+{
+  return c && c->data && c->width > 0 && c->height > 0 && c->pixel_stride > 0
+      && (c->sample == CC_SAMPLE_U8 || c->sample == CC_SAMPLE_U16)
+      && cc_channel_bits_valid (c)
+      && c->pitch >= (size_t) ((c->width - 1) * c->pixel_stride + 1) *
+      (size_t) c->sample;
+}
+
 /* The largest raw sample the channel stores: (2^depth - 1) << shift */
 static inline unsigned
 cc_channel_max_raw (const CcChannel * c)

@@ -349,21 +349,11 @@ convolve_band (void *data, int band)
 }
 
 static int
-channel_valid (const CcChannel * c)
-{
-  return c && c->data && c->width > 0 && c->height > 0 && c->pixel_stride > 0
-      && (c->sample == CC_SAMPLE_U8 || c->sample == CC_SAMPLE_U16)
-      && cc_channel_bits_valid (c)
-      && c->pitch >= (size_t) ((c->width - 1) * c->pixel_stride + 1) *
-      (size_t) c->sample;
-}
-
-static int
 convolve (const CcChannel * src, const CcChannel * dst,
     const CcFilter * filter, CcBorder border, int n_threads, int lanes)
 {
-  if (!channel_valid (src) || !channel_valid (dst) || !filter || !filter->taps
-      || src->width != dst->width || src->height != dst->height
+  if (!cc_channel_valid (src) || !cc_channel_valid (dst) || !filter
+      || !filter->taps || src->width != dst->width || src->height != dst->height
       || src->sample != dst->sample
       || cc_channel_depth (src) != cc_channel_depth (dst)
       || src->shift != dst->shift || (unsigned) border > CC_BORDER_WRAP
@@ -419,7 +409,7 @@ cc_cpu_convolve_pixels (const CcChannel * src, const CcChannel * dst,
 int
 cc_cpu_fill (const CcChannel * dst, unsigned value)
 {
-  if (!channel_valid (dst))
+  if (!cc_channel_valid (dst))
     return EINVAL;
   const unsigned max = cc_channel_max_raw (dst);
   const unsigned v = (value > max ? max : value) & cc_channel_kept_bits (dst);

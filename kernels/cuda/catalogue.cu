@@ -47,16 +47,6 @@ fill_channel (ChannelArgs dst, float value)
     store_sample < T > (dst, x, y, value);
 }
 
-static bool
-channel_valid (const CcChannel * c)
-{
-  return c && c->data && c->width > 0 && c->height > 0 && c->pixel_stride > 0
-      && (c->sample == CC_SAMPLE_U8 || c->sample == CC_SAMPLE_U16)
-      && cc_channel_bits_valid (c)
-      && c->pitch >= (size_t) ((c->width - 1) * c->pixel_stride + 1) *
-      (size_t) c->sample;
-}
-
 static ChannelArgs
 channel_args (const CcChannel * c)
 {
@@ -113,10 +103,10 @@ convolve_args_valid (const CcChannel * src, const CcChannel * dst,
 {
   /* the column kernels' tiles are the smallest (2d-row-block.cu asserts
    * it); blocks are numbered by an int */
-  const long long tiles = channel_valid (src) ? (long long) ((src->width +
+  const long long tiles = cc_channel_valid (src) ? (long long) ((src->width +
           NS_TILE_W - 1) / NS_TILE_W) * ((src->height + NS_TILE_H - 1) /
       NS_TILE_H) : 0;
-  return channel_valid (src) && channel_valid (dst) && tiles <= INT_MAX
+  return cc_channel_valid (src) && cc_channel_valid (dst) && tiles <= INT_MAX
       && src->width == dst->width && src->height == dst->height
       && src->sample == dst->sample
       && cc_channel_depth (src) == cc_channel_depth (dst)
@@ -366,7 +356,7 @@ cc_cuda_fastest_strategy (const CcChannel * src, const CcChannel * dst,
 extern "C" cudaError_t
 cc_cuda_fill (const CcChannel * dst, unsigned value, cudaStream_t stream)
 {
-  if (!channel_valid (dst))
+  if (!cc_channel_valid (dst))
     return cudaErrorInvalidValue;
   dim3 block (FILL_BLOCK_W, FILL_BLOCK_H);
   dim3 grid ((dst->width + FILL_BLOCK_W - 1) / FILL_BLOCK_W,
