@@ -14,6 +14,7 @@
 #include "cudaconv-host-register.h"
 #include "cudaconv-pinned-allocator.h"
 #include "cudaconv-word-packed.h"
+#include "gstcudaconv-enums.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cudaconv_debug);
 #define GST_CAT_DEFAULT gst_cudaconv_debug
@@ -363,13 +364,15 @@ runnable_strategy (CcStrategy strategy, gboolean separable)
       CC_STRATEGY_TILED_HALO : strategy;
 }
 
+/* the strategy property's nick for the value */
 static const gchar *
 strategy_name (CcStrategy strategy)
 {
-  static const gchar *const names[CC_N_STRATEGIES] = { "auto", "tiled-halo",
-    "cache-halo", "separable"
-  };
-  return (guint) strategy < CC_N_STRATEGIES ? names[strategy] : "?";
+  GEnumClass *strategies = g_type_class_ref (GST_TYPE_CUDACONV_STRATEGY);
+  const GEnumValue *value = g_enum_get_value (strategies, strategy);
+
+  g_type_class_unref (strategies);
+  return value ? value->value_nick : "?";
 }
 
 /* strategy=auto: the fastest strategy for this channel's geometry and this

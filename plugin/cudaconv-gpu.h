@@ -47,7 +47,10 @@ void cudaconv_gpu_set_host_register (CudaConvGpu * gpu, gboolean enable);
 
 /* Processes one frame and waits for it. filter_cookie changes whenever
  * filter does; the kernels' copy of it is remade only then, and frames
- * already queued keep the filter they were queued with. */
+ * already queued keep the filter they were queued with. strategy:
+ * CC_STRATEGY_AUTO times the others on the first frame of each plane
+ * geometry and keeps the fastest; separable runs tiled-halo for a filter
+ * without factors. */
 gboolean cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
     const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
     CcStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
@@ -71,10 +74,6 @@ gboolean cudaconv_gpu_submit (CudaConvGpu * gpu, const CudaConvPlan * plan,
     GError ** error);
 
 guint cudaconv_gpu_in_flight (CudaConvGpu * gpu);
-
-/* strategy: CC_STRATEGY_AUTO times the others on the first frame of each
- * plane geometry and keeps the fastest; separable runs tiled-halo for a
- * filter without factors. */
 
 /* When the kernel family that some filtered component ran has changed
  * since the last call (the first frame included): a line that names each
