@@ -369,6 +369,87 @@ cuda_kernel_table (int only_w, int only_h)
   cc_cuda_filter_free (gauss);
   return 0;
 }
+
+/* The 2D strategies on one component of packed pixels (YUY2's luma, a
+ * component of RGBx or ARGB64), whose rows do not move as quads: what each
+ * strategy runs there and how fast. */
+static int
+cuda_packed_table (int only_w, int only_h)
+{
+  static float taps[CC_MAX_TAPS];
+  static const int strides[] = { 2, 3, 4 };
+
+  if (!cuda_device_present ()) {
+    printf ("packed kernels: no usable CUDA device, skipped\n");
+    return 0;
+  }
+  CcCudaFilter *filter = cc_cuda_filter_new ();
+  printf ("\nCUDA kernels on one component of packed pixels: random "
+      "(2r+1)^2 weights, border clamp, timed as the kernel table is, "
+      "milliseconds per launch\n");
+  printf ("%-9s %4s %6s %3s %10s %10s %s\n", "size", "bits", "stride", "r",
+      "tiled", "cache", "families (tiled / cache)");
+  for (int s = (int) G_N_ELEMENTS (sizes) - 1; s >= 0; s--) {
+    const int w = only_w ? only_w : sizes[s][0];
+    const int h = only_w ? only_h : sizes[s][1];
+    for (int bytes = 1; bytes <= 2; bytes++) {
+      for (size_t k = 0; k < G_N_ELEMENTS (strides); k++) {
+        const int stride = strides[k];
+        const size_t row = (size_t) w * stride * bytes;
+        size_t pitch;
+        void *d_in, *d_out;
+        unsigned char *host;
+
+        if (bytes == 2 && stride == 3)
+          continue;             /* no format packs three 16-bit samples */
+        host = random_plane (row * h);
+        if (cudaMallocPitch (&d_in, &pitch, row, h) != cudaSuccess
+            || cudaMallocPitch (&d_out, &pitch, row, h) != cudaSuccess) {
+          fprintf (stderr, "cudaMallocPitch failed\n");
+          return 1;
+        }
+        cudaMemcpy2D (d_in, pitch, host, row, row, h, cudaMemcpyHostToDevice);
+        /* the second component: not aligned to a quad either */
+        CcChannel in = { (char *) d_in + bytes, pitch, w, h, stride,
+          (CcSampleType) bytes, 0, 0
+        };
+        CcChannel out = { (char *) d_out + bytes, pitch, w, h, stride,
+          (CcSampleType) bytes, 0, 0
+        };
+        for (size_t r = 0; r < G_N_ELEMENTS (kernel_radii); r++) {
+          const int radius = kernel_radii[r];
+          CcFilter f = { radius, CC_RESPONSE_LINEAR, 0.0f, taps, NULL, NULL };
+          char what[32];
+
+          normalised_filter (radius, taps);
+          cc_cuda_filter_set (filter, &f);
+          const double tiled = time_kernel (&in, &out, filter,
+              CC_STRATEGY_TILED_HALO, CC_LAUNCH_SRC_READY);
+          const double cache = time_kernel (&in, &out, filter,
+              CC_STRATEGY_CACHE_HALO, CC_LAUNCH_SRC_READY);
+          if (tiled < 0 || cache < 0) {
+            fprintf (stderr, "kernel launch failed at radius %d\n", radius);
+            return 1;
+          }
+          printf ("%4dx%-4d %4d %6d %3d %10.4f %10.4f %s / %s\n", w, h,
+              8 * bytes, stride, radius, tiled, cache,
+              family_of (&in, &out, filter, CC_STRATEGY_TILED_HALO),
+              family_of (&in, &out, filter, CC_STRATEGY_CACHE_HALO));
+          g_snprintf (what, sizeof what, "packed-%d", stride);
+          csv_row (what, w, h, 8 * bytes, radius, "tiled-halo", tiled);
+          csv_row (what, w, h, 8 * bytes, radius, "cache-halo", cache);
+        }
+        cudaFree (d_in);
+        cudaFree (d_out);
+        free (host);
+      }
+    }
+    if (only_w)
+      break;
+  }
+  cc_cuda_filter_free (filter);
+  return 0;
+}
 #endif
 
 static void
@@ -1068,13 +1149,15 @@ int
 main (int argc, char **argv)
 {
   gboolean kernels = FALSE, element = FALSE, live = FALSE, once = FALSE;
-  gboolean cpu_peers = FALSE, crop = FALSE;
+  gboolean cpu_peers = FALSE, crop = FALSE, packed = FALSE;
   gint frames = 1000;
   gchar *size = NULL, *format = NULL, *props = NULL;
   gchar *csv_path = NULL;
   int only_w = 0, only_h = 0;
   GOptionEntry entries[] = {
     {"kernels", 0, 0, G_OPTION_ARG_NONE, &kernels, "Time the kernels", NULL},
+    {"packed", 0, 0, G_OPTION_ARG_NONE, &packed,
+        "Time the 2D kernels on components of packed pixels", NULL},
     {"element", 0, 0, G_OPTION_ARG_NONE, &element, "Time the element", NULL},
     {"live", 0, 0, G_OPTION_ARG_NONE, &live,
         "Run a live 1080p30 source through cudaconv", NULL},
@@ -1118,7 +1201,8 @@ main (int argc, char **argv)
     fprintf (stderr, "cannot open %s\n", csv_path);
     return 2;
   }
-  if (!kernels && !element && !live && !once && !cpu_peers && !crop)
+  if (!kernels && !packed && !element && !live && !once && !cpu_peers
+      && !crop)
     kernels = element = live = crop = TRUE;
   if (!format)
     format = g_strdup ("I420");
@@ -1132,6 +1216,13 @@ main (int argc, char **argv)
     printf ("kernels: built without CUDA\n");
 #endif
     cpu_kernel_table ();
+  }
+  if (packed) {
+#ifdef HAVE_CUDA
+    status |= cuda_packed_table (only_w, only_h);
+#else
+    printf ("packed kernels: built without CUDA\n");
+#endif
   }
   if (element)
     status |= element_table (format, props, frames, only_w, only_h);
