@@ -68,9 +68,11 @@ gst_cudaconv_strategy_get_type (void)
           "are whole vectors, else 8x4 outputs per thread; larger radii: "
           "64x64 tiles", "tiled-halo"},
     {CC_STRATEGY_CACHE_HALO,
-          "Tile interior in shared memory, halo cells through L1/L2. Radius "
-          "<= 2: a warp per strip of rows that move between lanes by "
-          "shuffles, where rows are whole vectors; else 64x64 tiles",
+          "Tile interior in shared memory, halo cells through L1/L2 as "
+          "4-sample quads. Radius <= 2: a warp per strip of rows that move "
+          "between lanes by shuffles, where rows are whole vectors; else "
+          "64x64 tiles. Components of packed pixels, whose rows do not move "
+          "as quads, run tiled-halo",
         "cache-halo"},
     {CC_STRATEGY_SEPARABLE,
           "A row pass and a column pass, for filters that are an outer "

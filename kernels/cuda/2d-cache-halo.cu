@@ -11,11 +11,7 @@ launch_2d_cache_halo (const Launch & l)
         constexpr int R = decltype (r)::value;
         constexpr bool MAGNITUDE = decltype (m)::value;
         const auto taps = taps_2d < R, MAGNITUDE > (*l.filter);
-        /* the halo moves as quads where the plane does */
-        if (moves_as_quads < T > (l.src))
-          return launch_column_tiles (conv_cache_halo < T, R, MAGNITUDE,
-              true >, taps, CacheHaloLayout < R >::BYTES, l);
-        return launch_column_tiles (conv_cache_halo < T, R, MAGNITUDE, false >,
+        return launch_column_tiles (conv_cache_halo < T, R, MAGNITUDE >,
             taps, CacheHaloLayout < R >::BYTES, l);
       });
 }

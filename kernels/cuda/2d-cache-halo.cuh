@@ -12,8 +12,10 @@
  *  - rows above and below the tile concern the lanes at the top of the
  *    first warp and the bottom of the last of each column group, for r of
  *    the 2r+1 filter rows; those lanes read their whole window row.
- * Halo samples arrive as the whole quads around them where the plane moves
- * as quads, one by one otherwise. Tiles on the plane's rim, whose halo
+ * Halo samples arrive as the whole quads around them, so the family takes
+ * only planes whose rows move as quads: on a component of packed pixels,
+ * read sample by sample, the halo loads made it 2 to 5 times slower than
+ * tiled-halo (docs/kernels.md). Tiles on the plane's rim, whose halo
  * holds ghost cells, stage it with the tile as tiled-halo does
  * (tiled_halo_tile), which resolves them once: a second copy of the loop
  * that resolves ghost cells sample by sample did not fit the instruction
@@ -50,17 +52,16 @@ template < int R > struct CacheHaloLayout {
 };
 
 /* Window samples M0 .. M1 - 1 of the window row at plane row gy whose first
- * sample is at plane column wx, all inside the plane: QUADS, as the whole
- * quads around them (the plane moves as quads and those quads lie inside
- * it); otherwise one by one. */
-template < typename T, int R, bool QUADS, int M0, int M1 >
+ * sample is at plane column wx, all inside the plane, as the whole quads
+ * around them (those quads lie inside the plane too). */
+template < typename T, int R, int M0, int M1 >
 __device__ __forceinline__ void
 halo_part (const ChannelArgs & src, int wx, int gy,
     float (&win)[CacheHaloLayout < R >::WIN])
 {
   typedef CacheHaloLayout < R > L;
   typedef typename Quad < T >::type QuadT;
-  if constexpr (M1 > M0 && QUADS) {
+  if constexpr (M1 > M0) {
     constexpr int FIRST = (M0 + L::SKIP) / 4 * 4 - L::SKIP;
     constexpr int N = (M1 - FIRST + 3) / 4;
     const QuadT *p = reinterpret_cast < const QuadT * >(src.data +
@@ -76,14 +77,10 @@ halo_part (const ChannelArgs & src, int wx, int gy,
           win[m] = f[k];
       }
     }
-  } else {
-#pragma unroll
-    for (int m = M0; m < M1; m++)
-      win[m] = load_sample < T > (src, wx + m, gy);
   }
 }
 
-template < typename T, int R, bool MAGNITUDE, bool QUADS >
+template < typename T, int R, bool MAGNITUDE >
 __device__ __forceinline__ void
 cache_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
     int x0, int y0, const float *taps, float offset, CcBorder border)
@@ -108,11 +105,11 @@ cache_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
       load_window_row < L::SKIP, L::VECS > (reinterpret_cast <
           const float4 * >(tile + tile_row * L::PITCH + group * NS_RUN), win);
       if (group == 0)
-        halo_part < T, R, QUADS, 0, R > (src, wx, gy, win);
+        halo_part < T, R, 0, R > (src, wx, gy, win);
       if (group == NS_THREADS_Y - 1)
-        halo_part < T, R, QUADS, R + NS_RUN, L::WIN > (src, wx, gy, win);
+        halo_part < T, R, R + NS_RUN, L::WIN > (src, wx, gy, win);
     } else {
-      halo_part < T, R, QUADS, 0, L::WIN > (src, wx, gy, win);
+      halo_part < T, R, 0, L::WIN > (src, wx, gy, win);
     }
     accumulate_row < R, NS_RUN, MAGNITUDE > (taps, i, win, a, b);
   }
@@ -120,11 +117,8 @@ cache_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
   store_row < T, NS_RUN > (dst, x0 + group * NS_RUN, y0 + row, a, offset);
 }
 
-/* QUADS: the plane moves as quads (moves_as_quads), and the halo arrives as
- * whole quads. A kernel per layout, so that each holds only the two loops
- * its tiles run: with the per-sample halo loop beside them in one kernel,
- * the quad tiles ran slower (the instruction cache again). */
-template < typename T, int R, bool MAGNITUDE, bool QUADS >
+/* The selector gives it only planes that move as quads (moves_as_quads). */
+template < typename T, int R, bool MAGNITUDE >
 __global__ void __launch_bounds__ (NS_THREADS,
     tiled_halo_blocks_per_sm < R > ())
 conv_cache_halo (ChannelArgs src, ChannelArgs dst,
@@ -136,13 +130,12 @@ conv_cache_halo (ChannelArgs src, ChannelArgs dst,
   float *tile = reinterpret_cast < float *>(shared_vec);
   const int x0 = tile_x0 (tiles, blockIdx.x, NS_TILE_W);
   const int y0 = tile_y0 (tiles, blockIdx.x, NS_TILE_H);
-  /* how far left and right of the tile its halo reads */
-  const int reach = QUADS ? L::PAD : R;
-  const bool inside = x0 >= reach && y0 >= R
-      && x0 + NS_TILE_W + reach <= src.width
+  /* the halo's quads reach PAD columns left and right of the tile */
+  const bool inside = x0 >= L::PAD && y0 >= R
+      && x0 + NS_TILE_W + L::PAD <= src.width
       && y0 + NS_TILE_H + R <= src.height;
   if (inside)
-    cache_halo_tile < T, R, MAGNITUDE, QUADS > (tile, src, dst, x0, y0,
+    cache_halo_tile < T, R, MAGNITUDE > (tile, src, dst, x0, y0,
         taps.w, offset, border);
   else
     tiled_halo_tile < T, R, MAGNITUDE > (tile, src, dst, x0, y0, taps.w,

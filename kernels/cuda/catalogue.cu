@@ -155,8 +155,11 @@ family_takes (CcFamily family, const Launch & l)
       return strip_2d_fits (l);
     case CC_FAMILY_2D_ROW_BLOCK:
     case CC_FAMILY_2D_TILED_HALO:
-    case CC_FAMILY_2D_CACHE_HALO:
       return true;
+    case CC_FAMILY_2D_CACHE_HALO:
+      /* rows in whole quads, the halo's loads */
+      return l.sample == CC_SAMPLE_U8 ? moves_as_quads < uint8_t > (l.src) :
+          moves_as_quads < uint16_t > (l.src);
     case CC_FAMILY_SEPARABLE_STRIP_MMA:
       /* rows on 8 bytes, the grid not too tall */
       return separable && separable_strip_mma_fits (l);
@@ -183,13 +186,14 @@ static const CcFamily strategy_families[CC_N_STRATEGIES][4] = {
   /* CC_STRATEGY_TILED_HALO */
   {CC_FAMILY_2D_STRIP_TILED_HALO, CC_FAMILY_2D_ROW_BLOCK,
       CC_FAMILY_2D_TILED_HALO},
-  /* CC_STRATEGY_CACHE_HALO */
-  {CC_FAMILY_2D_STRIP_CACHE_HALO, CC_FAMILY_2D_CACHE_HALO},
+  /* CC_STRATEGY_CACHE_HALO: on packed pixels, the tiled-halo families */
+  {CC_FAMILY_2D_STRIP_CACHE_HALO, CC_FAMILY_2D_CACHE_HALO,
+      CC_FAMILY_2D_ROW_BLOCK, CC_FAMILY_2D_TILED_HALO},
   /* CC_STRATEGY_SEPARABLE */
   {CC_FAMILY_SEPARABLE_STRIP_MMA, CC_FAMILY_SEPARABLE_STRIP_FP32,
       CC_FAMILY_SEPARABLE_TILE_MMA, CC_FAMILY_SEPARABLE_TILE_FP32},
 };
-static const int strategy_n_families[CC_N_STRATEGIES] = { 0, 3, 2, 4 };
+static const int strategy_n_families[CC_N_STRATEGIES] = { 0, 3, 4, 4 };
 
 static bool
 select_family (CcStrategy strategy, const Launch & l, CcFamily * family)
@@ -312,6 +316,7 @@ cc_cuda_fastest_strategy (const CcChannel * src, const CcChannel * dst,
   cudaEvent_t marks[CC_CUDA_TUNE_RUNS + 1] = { };
   cudaError_t err = cudaSuccess;
   float best = -1.0f;
+  bool timed[CC_N_FAMILIES] = { };
   for (int f = 0; ms && f < CC_N_FAMILIES; f++)
     ms[f] = -1.0f;
   for (int k = 0; k <= CC_CUDA_TUNE_RUNS && err == cudaSuccess; k++)
@@ -321,8 +326,11 @@ cc_cuda_fastest_strategy (const CcChannel * src, const CcChannel * dst,
     const CcStrategy strategy = (CcStrategy) s;
     float times[CC_CUDA_TUNE_RUNS];
     CcFamily family;
-    if (!select_family (strategy, first, &family))
+    /* two strategies may run the same family (cache-halo on packed
+     * pixels); the first keeps it */
+    if (!select_family (strategy, first, &family) || timed[family])
       continue;
+    timed[family] = true;
     err = launch_family (family, first);
     /* launches queue up behind a running one, so the events bracket GPU
      * time rather than the host's launch latency */
