@@ -46,20 +46,22 @@ cudaconv_gpu_set_host_register (CudaConvGpu * gpu, gboolean enable)
 {
 }
 
+void
+cudaconv_gpu_set_filter (CudaConvGpu * gpu, const CudaConvFilter * filter,
+    CcBorder border, CcStrategy strategy)
+{
+}
+
 gboolean
 cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
-    const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
-    CcStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
-    GError ** error)
+    GstVideoFrame * in, GstVideoFrame * out, GError ** error)
 {
   g_return_val_if_reached (FALSE);
 }
 
 gboolean
 cudaconv_gpu_submit (CudaConvGpu * gpu, const CudaConvPlan * plan,
-    const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
-    CcStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
-    GError ** error)
+    GstVideoFrame * in, GstVideoFrame * out, GError ** error)
 {
   g_return_val_if_reached (FALSE);
 }

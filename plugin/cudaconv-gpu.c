@@ -66,8 +66,15 @@ typedef struct {
 struct _CudaConvGpu {
   gint device;
   gchar *description;
-  CcCudaFilter *filter;         /* what every launch passes its kernel */
-  guint filter_cookie;          /* of the filter set there; 0: none yet */
+  /* what the frames submitted from now on run (cudaconv_gpu_set_filter) */
+  gboolean have_filter;
+  CudaConvFilter settings;
+  CcBorder border;
+  CcStrategy strategy;
+  /* settings as every launch passes them to its kernel; stale when they
+   * or the configuration (the offset's scale) changed since it was made */
+  CcCudaFilter *filter;
+  gboolean filter_stale;
   /* the kernel family each component's last launch ran, and whether that
    * changed since cudaconv_gpu_take_kernel_report */
   gint families[GST_VIDEO_MAX_COMPONENTS];
@@ -276,7 +283,7 @@ cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
   gpu->info = *info;
   gpu->n_tuned = 0;
   /* the filter's offset is kept scaled to the format's depth */
-  gpu->filter_cookie = 0;
+  gpu->filter_stale = TRUE;
   /* only the plane geometry of the plan is used here */
   cudaconv_plan_make (&layout, info, 0, FALSE);
   gpu->n_planes = layout.n_planes;
@@ -379,11 +386,11 @@ strategy_name (CcStrategy strategy)
  * filter's shape, timed on the device once and then remembered. */
 static gboolean
 pick_strategy (CudaConvGpu * gpu, FrameSlot * slot, const CcChannel * s,
-    const CcChannel * d, const CudaConvFilter * filter, CcBorder border,
-    CcStrategy * strategy, GError ** error)
+    const CcChannel * d, CcStrategy * strategy, GError ** error)
 {
+  const CudaConvFilter *filter = &gpu->settings;
   const TuneKey key = { filter->radius, filter->response, filter->separable,
-    border
+    gpu->border
   };
   float ms[CC_N_FAMILIES];
 
@@ -399,8 +406,8 @@ pick_strategy (CudaConvGpu * gpu, FrameSlot * slot, const CcChannel * s,
       return TRUE;
     }
   }
-  if (!CUDACONV_CHECK (cc_cuda_fastest_strategy (s, d, gpu->filter, border,
-              slot->stream, strategy, ms), error))
+  if (!CUDACONV_CHECK (cc_cuda_fastest_strategy (s, d, gpu->filter,
+              gpu->border, slot->stream, strategy, ms), error))
     return FALSE;
   if (gst_debug_category_get_threshold (GST_CAT_DEFAULT) >= GST_LEVEL_INFO) {
     GString *times = g_string_new (NULL);
@@ -424,7 +431,6 @@ pick_strategy (CudaConvGpu * gpu, FrameSlot * slot, const CcChannel * s,
 
 static gboolean
 run_plane_kernels (CudaConvGpu * gpu, FrameSlot * slot, guint p,
-    const CudaConvFilter * filter, CcBorder border, CcStrategy strategy,
     GError ** error)
 {
   const CudaConvPlan *plan = &slot->plan;
@@ -440,17 +446,17 @@ run_plane_kernels (CudaConvGpu * gpu, FrameSlot * slot, guint p,
     cudaconv_plan_regions (plan, &gpu->info, c, dp->out, dp->out_pitch, d);
     for (guint k = 0; k < n; k++) {
       if (plan->action[c] == CUDACONV_ACTION_FILTER) {
-        CcStrategy cs = runnable_strategy (strategy, filter->separable);
+        CcStrategy cs = runnable_strategy (gpu->strategy,
+            gpu->settings.separable);
         CcFamily family;
-        if (strategy == CC_STRATEGY_AUTO
-            && !pick_strategy (gpu, slot, &s[k], &d[k], filter, border, &cs,
-                error))
+        if (gpu->strategy == CC_STRATEGY_AUTO
+            && !pick_strategy (gpu, slot, &s[k], &d[k], &cs, error))
           return FALSE;
         /* the frame's input came by a copy, and the kernels before this
          * one on the stream write other planes or other rows */
         if (!CUDACONV_CHECK (cc_cuda_convolve (&s[k], &d[k], gpu->filter,
-                    border, cs, slot->stream, CC_LAUNCH_SRC_READY, &family),
-                error))
+                    gpu->border, cs, slot->stream, CC_LAUNCH_SRC_READY,
+                    &family), error))
           return FALSE;
         if (gpu->families[c] != (gint) family) {
           gpu->families[c] = family;
@@ -466,19 +472,29 @@ run_plane_kernels (CudaConvGpu * gpu, FrameSlot * slot, guint p,
   return TRUE;
 }
 
+void
+cudaconv_gpu_set_filter (CudaConvGpu * gpu, const CudaConvFilter * filter,
+    CcBorder border, CcStrategy strategy)
+{
+  gpu->settings = *filter;
+  gpu->border = border;
+  gpu->strategy = strategy;
+  gpu->have_filter = TRUE;
+  gpu->filter_stale = TRUE;
+}
+
 /* Each launch passes the filter to its kernel as it is then, so a new one
  * takes effect from the next launch on, and frames in flight keep theirs. */
 static gboolean
-set_filter (CudaConvGpu * gpu, FrameSlot * slot,
-    const CudaConvFilter * filter, guint filter_cookie, GError ** error)
+make_kernel_filter (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
 {
-  CcFilter view = cudaconv_filter_view (filter);
+  CcFilter view = cudaconv_filter_view (&gpu->settings);
 
   /* every frame of a configuration has the same depth */
   view.offset *= slot->plan.offset_scale;
   if (!CUDACONV_CHECK (cc_cuda_filter_set (gpu->filter, &view), error))
     return FALSE;
-  gpu->filter_cookie = filter_cookie;
+  gpu->filter_stale = FALSE;
   return TRUE;
 }
 
@@ -600,9 +616,7 @@ word_planes (const CudaConvGpu * gpu, const FrameSlot * slot,
  * (into staging_out when out is not copied by DMA). */
 static gboolean
 enqueue_word_packed (CudaConvGpu * gpu, FrameSlot * slot,
-    const CudaConvFilter * filter, CcBorder border,
-    CcStrategy strategy, gboolean in_direct, gboolean out_direct,
-    GError ** error)
+    gboolean in_direct, gboolean out_direct, GError ** error)
 {
   const CudaConvPlan *plan = &slot->plan;
   const GstVideoFormat format = GST_VIDEO_INFO_FORMAT (&gpu->packed_info);
@@ -641,8 +655,7 @@ enqueue_word_packed (CudaConvGpu * gpu, FrameSlot * slot,
                 dp->in_pitch, pp->row_bytes, pp->rows,
                 cudaMemcpyDeviceToDevice, slot->stream), error))
       return FALSE;
-    if (pp->process && !run_plane_kernels (gpu, slot, p, filter, border,
-            strategy, error))
+    if (pp->process && !run_plane_kernels (gpu, slot, p, error))
       return FALSE;
   }
   word_planes (gpu, slot, comps, FALSE, planes, pitches);
@@ -659,9 +672,7 @@ enqueue_word_packed (CudaConvGpu * gpu, FrameSlot * slot,
 
 /* Queues the frame in slot on its stream. */
 static gboolean
-enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
-    const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
-    CcStrategy strategy, GError ** error)
+enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
 {
   const CudaConvPlan *plan = &slot->plan;
   GstVideoFrame *in = &slot->in, *out = &slot->out;
@@ -676,14 +687,15 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
 
   if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))
     return FALSE;
-  if (plan->any_filter && filter_cookie != gpu->filter_cookie
-      && !set_filter (gpu, slot, filter, filter_cookie, error))
+  if (plan->any_filter && !gpu->have_filter)
+    goto no_filter;
+  if (plan->any_filter && gpu->filter_stale
+      && !make_kernel_filter (gpu, slot, error))
     return FALSE;
 
   slot->out_staged = !out_direct;
   if (gpu->word_packed)
-    return enqueue_word_packed (gpu, slot, filter, border, strategy,
-        in_direct, out_direct, error)
+    return enqueue_word_packed (gpu, slot, in_direct, out_direct, error)
         && CUDACONV_CHECK (cudaEventRecord (slot->done, slot->stream), error);
   whole_in = copies_whole_frame (gpu, slot, in, in_direct);
   whole_out = copies_whole_frame (gpu, slot, out, out_direct);
@@ -714,7 +726,7 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
                 dp->in_pitch, pp->row_bytes, pp->rows, cudaMemcpyDeviceToDevice,
                 slot->stream), error))
       return FALSE;
-    if (!run_plane_kernels (gpu, slot, p, filter, border, strategy, error))
+    if (!run_plane_kernels (gpu, slot, p, error))
       return FALSE;
     if (whole_out) {
       continue;
@@ -743,6 +755,12 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot,
     if (!plan->planes[p].process)
       cudaconv_plan_copy_plane (plan, p, out, in);
   return TRUE;
+
+  /* ERRORS */
+no_filter:
+  g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "no filter was set before the first frame");
+  return FALSE;
 }
 
 /* Waits for the slot's frame and completes its output. */
@@ -797,9 +815,8 @@ advance_oldest (CudaConvGpu * gpu)
 
 static gboolean
 start_frame (CudaConvGpu * gpu, gboolean owns_frames,
-    const CudaConvPlan * plan, const CudaConvFilter * filter,
-    guint filter_cookie, CcBorder border, CcStrategy strategy,
-    GstVideoFrame * in, GstVideoFrame * out, GError ** error)
+    const CudaConvPlan * plan, GstVideoFrame * in, GstVideoFrame * out,
+    GError ** error)
 {
   FrameSlot *slot;
 
@@ -810,8 +827,7 @@ start_frame (CudaConvGpu * gpu, gboolean owns_frames,
   slot->plan = *plan;
   slot->in = *in;
   slot->out = *out;
-  if (!enqueue_frame (gpu, slot, filter, filter_cookie, border, strategy,
-          error)) {
+  if (!enqueue_frame (gpu, slot, error)) {
     /* copies already queued may still read or write the frames */
     cudaStreamSynchronize (slot->stream);
     (void) cudaGetLastError ();
@@ -824,9 +840,7 @@ start_frame (CudaConvGpu * gpu, gboolean owns_frames,
 
 gboolean
 cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
-    const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
-    CcStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
-    GError ** error)
+    GstVideoFrame * in, GstVideoFrame * out, GError ** error)
 {
   GstBuffer *none;
 
@@ -834,20 +848,16 @@ cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
    * this frame is the oldest, and a slot that does not own its frames hands
    * back no buffer */
   g_return_val_if_fail (gpu->in_flight == 0, FALSE);
-  if (!start_frame (gpu, FALSE, plan, filter, filter_cookie, border, strategy,
-          in, out, error))
+  if (!start_frame (gpu, FALSE, plan, in, out, error))
     return FALSE;
   return cudaconv_gpu_finish_oldest (gpu, &none, error);
 }
 
 gboolean
 cudaconv_gpu_submit (CudaConvGpu * gpu, const CudaConvPlan * plan,
-    const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
-    CcStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
-    GError ** error)
+    GstVideoFrame * in, GstVideoFrame * out, GError ** error)
 {
-  return start_frame (gpu, TRUE, plan, filter, filter_cookie, border,
-      strategy, in, out, error);
+  return start_frame (gpu, TRUE, plan, in, out, error);
 }
 
 gboolean

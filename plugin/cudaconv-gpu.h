@@ -45,16 +45,18 @@ gboolean cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
  * through pinned staging. */
 void cudaconv_gpu_set_host_register (CudaConvGpu * gpu, gboolean enable);
 
-/* Processes one frame and waits for it. filter_cookie changes whenever
- * filter does; the kernels' copy of it is remade only then, and frames
- * already queued keep the filter they were queued with. strategy:
- * CC_STRATEGY_AUTO times the others on the first frame of each plane
- * geometry and keeps the fastest; separable runs tiled-halo for a filter
- * without factors. */
+/* The filter, border and strategy of the frames submitted from now on;
+ * frames already queued keep theirs. Nothing is uploaded: each launch
+ * passes its kernel the filter as it then is. strategy: CC_STRATEGY_AUTO
+ * times the others on the first frame of each plane geometry and keeps the
+ * fastest; separable runs tiled-halo for a filter without factors. Must be
+ * called before the first frame that filters. */
+void cudaconv_gpu_set_filter (CudaConvGpu * gpu,
+    const CudaConvFilter * filter, CcBorder border, CcStrategy strategy);
+
+/* Processes one frame and waits for it. */
 gboolean cudaconv_gpu_process (CudaConvGpu * gpu, const CudaConvPlan * plan,
-    const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
-    CcStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
-    GError ** error);
+    GstVideoFrame * in, GstVideoFrame * out, GError ** error);
 
 /* Word-packed formats (cudaconv-word-packed.h): after configuring with the
  * planar twin, frames of packed_info, the caps' own format, are what
@@ -69,9 +71,7 @@ gboolean cudaconv_gpu_configure_word_packed (CudaConvGpu * gpu,
  * when the frame is finished or dropped. On failure the frames are unmapped
  * too. */
 gboolean cudaconv_gpu_submit (CudaConvGpu * gpu, const CudaConvPlan * plan,
-    const CudaConvFilter * filter, guint filter_cookie, CcBorder border,
-    CcStrategy strategy, GstVideoFrame * in, GstVideoFrame * out,
-    GError ** error);
+    GstVideoFrame * in, GstVideoFrame * out, GError ** error);
 
 guint cudaconv_gpu_in_flight (CudaConvGpu * gpu);
 

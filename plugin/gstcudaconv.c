@@ -507,6 +507,8 @@ gst_cudaconv_start (GstBaseTransform * trans)
     self->gpu = cudaconv_gpu_open (s.device_id, &err);
     if (self->gpu) {
       const gchar *device = cudaconv_gpu_describe (self->gpu);
+      cudaconv_gpu_set_filter (self->gpu, &self->filter, (CcBorder) s.border,
+          s.strategy);
       self->active_backend = GST_CUDACONV_BACKEND_CUDA;
       GST_ELEMENT_INFO (self, LIBRARY, INIT, ("Using the CUDA backend on %s",
               device), ("cudaconv: using the CUDA backend on %s", device));
@@ -826,6 +828,9 @@ frame_settings (GstCudaConv * self, GstBuffer * inbuf,
               "tiled-halo"), (NULL));
     }
     self->filter_cookie = cookie;
+    if (self->gpu)
+      cudaconv_gpu_set_filter (self->gpu, &self->filter,
+          (CcBorder) s->border, s->strategy);
   }
   if (self->gpu)
     cudaconv_gpu_set_host_register (self->gpu, s->host_register);
@@ -864,8 +869,7 @@ process_frames (GstCudaConv * self, GstBuffer * inbuf, GstVideoFrame * in,
 
   frame_settings (self, inbuf, &s, &plan);
   if (self->active_backend == GST_CUDACONV_BACKEND_CUDA) {
-    ok = cudaconv_gpu_process (self->gpu, &plan, &self->filter,
-        self->filter_cookie, (CcBorder) s.border, s.strategy, in, out, &err);
+    ok = cudaconv_gpu_process (self->gpu, &plan, in, out, &err);
     if (ok)
       report_kernels (self);
   } else
@@ -1071,9 +1075,7 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
     return ret;
   }
   frame_settings (self, in_frame.buffer, &s, &plan);
-  if (!cudaconv_gpu_submit (self->gpu, &plan, &self->filter,
-          self->filter_cookie, (CcBorder) s.border, s.strategy,
-          &in_frame, &out_frame, &err))
+  if (!cudaconv_gpu_submit (self->gpu, &plan, &in_frame, &out_frame, &err))
     return gpu_failed (self, err);
   report_kernels (self);
   if (cudaconv_gpu_in_flight (self->gpu) < self->depth)
