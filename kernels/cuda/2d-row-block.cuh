@@ -1,9 +1,9 @@
-/* cudaconv: the tiled-halo strategy for small radii (r <= RB_MAX_RADIUS),
- * where a convolution costs a few multiply-adds per sample and the
- * instructions around them (moving samples in, rounding and storing them
- * out) decide the speed.
+/* cudaconv: the tiled-halo strategy for small radii (r <=
+ * ROW_BLOCK_MAX_RADIUS), where a convolution costs a few multiply-adds per
+ * sample and the instructions around them (moving samples in, rounding and
+ * storing them out) decide the speed.
  *
- * Each thread computes a block of RB_ROWS x 4 outputs. Per input row it
+ * Each thread computes a block of RowBlock::ROWS x 4 outputs. Per input row it
  * reads the 4 + 2r samples its four columns need with one to three vector
  * loads from shared memory, and adds that row to every output row it
  * touches: exactly (2r+1)^2 multiply-adds per output, the weights in
@@ -21,20 +21,23 @@
 #include "device.cuh"
 #include "radii.cuh"
 
-#define RB_THREADS_X 32
-#define RB_THREADS_Y 8
-#define RB_THREADS (RB_THREADS_X * RB_THREADS_Y)
-#define RB_COLS 4
-#define RB_ROWS 8
-#define RB_TILE_W (RB_THREADS_X * RB_COLS)
-#define RB_TILE_H (RB_THREADS_Y * RB_ROWS)
+/* The family's tuning: 32 x 8 threads of 8 rows x 4 columns of outputs. */
+struct RowBlock {
+  static constexpr int THREADS_X = 32;
+  static constexpr int THREADS_Y = 8;
+  static constexpr int THREADS = THREADS_X * THREADS_Y;
+  static constexpr int COLS = 4;
+  static constexpr int ROWS = 8;
+  static constexpr int TILE_W = THREADS_X * COLS;
+  static constexpr int TILE_H = THREADS_Y * ROWS;
+};
 
 template < int R > struct RowBlockLayout {
   static constexpr int HALO_QUADS = (R + 3) / 4;
   static constexpr int LEAD = 4 * HALO_QUADS - R;
-  static constexpr int IN_W = RB_TILE_W + 2 * R;
-  static constexpr int IN_H = RB_TILE_H + 2 * R;
-  static constexpr int QUADS_X = RB_TILE_W / 4 + 2 * HALO_QUADS;
+  static constexpr int IN_W = RowBlock::TILE_W + 2 * R;
+  static constexpr int IN_H = RowBlock::TILE_H + 2 * R;
+  static constexpr int QUADS_X = RowBlock::TILE_W / 4 + 2 * HALO_QUADS;
   static constexpr int PITCH = 4 * QUADS_X;
   static constexpr size_t BYTES = sizeof (float) * PITCH * IN_H;
   static_assert (quad_lead < R > () == LEAD, "one window layout");
@@ -44,9 +47,11 @@ template < int R > struct RowBlockLayout {
 template < typename T, int R > struct InteriorStage {
   typedef RowBlockLayout < R > L;
   typedef typename Quad < T >::type QuadT;
-  static constexpr int MAIN = (L::IN_H + RB_THREADS_Y - 1) / RB_THREADS_Y;
+  static constexpr int MAIN = (L::IN_H + RowBlock::THREADS_Y - 1)
+      / RowBlock::THREADS_Y;
   static constexpr int HALO_ITEMS = L::IN_H * 2 * L::HALO_QUADS;
-  static constexpr int HALO = (HALO_ITEMS + RB_THREADS - 1) / RB_THREADS;
+  static constexpr int HALO = (HALO_ITEMS + RowBlock::THREADS - 1)
+      / RowBlock::THREADS;
   /* halo quads per row, never 0 (r = 0 has no halo, and no halo loop) */
   static constexpr int HALO_ROW = L::HALO_QUADS > 0 ? 2 * L::HALO_QUADS : 1;
 
@@ -56,11 +61,11 @@ template < typename T, int R > struct InteriorStage {
    * left and right of the tile's); false past the last. */
   static __device__ __forceinline__ bool halo_quad (int n, int &row, int &col)
   {
-    const int item = threadIdx.y * RB_THREADS_X + threadIdx.x +
-        n * RB_THREADS;
+    const int item = threadIdx.y * RowBlock::THREADS_X + threadIdx.x +
+        n * RowBlock::THREADS;
     row = item / HALO_ROW;
     const int q = item - row * HALO_ROW;
-    col = q < L::HALO_QUADS ? q : q + RB_TILE_W / 4;
+    col = q < L::HALO_QUADS ? q : q + RowBlock::TILE_W / 4;
     return item < HALO_ITEMS;
   }
 
@@ -70,10 +75,10 @@ template < typename T, int R > struct InteriorStage {
     const int qx = x0 - 4 * L::HALO_QUADS, wy = y0 - R;
     const char *p = src.data + (size_t) (wy + threadIdx.y) * src.pitch +
         (size_t) (qx + 4 * (L::HALO_QUADS + threadIdx.x)) * sizeof (T);
-    const size_t step = (size_t) RB_THREADS_Y * src.pitch;
+    const size_t step = (size_t) RowBlock::THREADS_Y * src.pitch;
 #pragma unroll
     for (int n = 0; n < MAIN; n++, p += step)
-      if (threadIdx.y + n * RB_THREADS_Y < L::IN_H)
+      if (threadIdx.y + n * RowBlock::THREADS_Y < L::IN_H)
         main[n] = __ldg (reinterpret_cast < const QuadT *>(p));
 #pragma unroll
     for (int n = 0; n < HALO; n++) {
@@ -91,9 +96,9 @@ template < typename T, int R > struct InteriorStage {
         threadIdx.x);
 #pragma unroll
     for (int n = 0; n < MAIN; n++)
-      if (threadIdx.y + n * RB_THREADS_Y < L::IN_H)
-        *reinterpret_cast < float4 * >(first + n * RB_THREADS_Y * L::PITCH) =
-            quad_to_float4 (main[n]);
+      if (threadIdx.y + n * RowBlock::THREADS_Y < L::IN_H)
+        *reinterpret_cast < float4 * >(first +
+            n * RowBlock::THREADS_Y * L::PITCH) = quad_to_float4 (main[n]);
 #pragma unroll
     for (int n = 0; n < HALO; n++) {
       int row, col;
@@ -135,7 +140,8 @@ template < int O, int S, int E > struct SpanLoad {
  * plane leave the last wave of blocks half empty and each block's load
  * phase has too little company to hide behind. */
 template < typename T, int R, bool MAGNITUDE >
-__global__ void __launch_bounds__ (RB_THREADS, blocks_that_fit (RB_THREADS,
+__global__ void __launch_bounds__ (RowBlock::THREADS,
+    blocks_that_fit (RowBlock::THREADS,
         4))
 conv_row_block (ChannelArgs src, ChannelArgs dst,
     const __grid_constant__ Taps2D < R, MAGNITUDE > taps, float offset,
@@ -146,20 +152,21 @@ conv_row_block (ChannelArgs src, ChannelArgs dst,
   /* tiles whose window leaves the plane, and planes that are not
    * quad-aligned */
   typedef WindowStage < T, L::IN_W, L::IN_H, L::LEAD, L::PITCH,
-      RB_THREADS > RimStage;
+      RowBlock::THREADS > RimStage;
   constexpr int SIDE = 2 * R + 1;
-  constexpr int SEG = RB_COLS + 2 * R;
+  constexpr int SEG = RowBlock::COLS + 2 * R;
   extern __shared__ float4 shared_vec[];
   float *tile = reinterpret_cast < float *>(shared_vec);
-  const int x0 = tile_x0 (tiles, blockIdx.x, RB_TILE_W);
-  const int y0 = tile_y0 (tiles, blockIdx.x, RB_TILE_H);
+  const int x0 = tile_x0 (tiles, blockIdx.x, RowBlock::TILE_W);
+  const int y0 = tile_y0 (tiles, blockIdx.x, RowBlock::TILE_H);
 
-  /* the block is RB_THREADS_X x RB_THREADS_Y (the launch says so); knowing
-   * it lets the compiler drop row tests that cannot fail */
-  __builtin_assume (threadIdx.x < RB_THREADS_X && threadIdx.y < RB_THREADS_Y);
+  /* the block is RowBlock::THREADS_X x RowBlock::THREADS_Y (the launch says
+   * so); knowing it lets the compiler drop row tests that cannot fail */
+  __builtin_assume (threadIdx.x < RowBlock::THREADS_X
+      && threadIdx.y < RowBlock::THREADS_Y);
   if (moves_as_quads < T > (src) && x0 - 4 * L::HALO_QUADS >= 0 && y0 - R >= 0
-      && x0 + RB_TILE_W + 4 * L::HALO_QUADS <= src.width
-      && y0 + RB_TILE_H + R <= src.height) {
+      && x0 + RowBlock::TILE_W + 4 * L::HALO_QUADS <= src.width
+      && y0 + RowBlock::TILE_H + R <= src.height) {
     InteriorStage < T, R > stage;
     stage.load (src, x0, y0);
     stage.store (tile);
@@ -171,31 +178,31 @@ conv_row_block (ChannelArgs src, ChannelArgs dst,
   load_weights < SIDE, MAGNITUDE > (taps.w, w, wb);
   /* a linear filter's sums start at offset + 0.5, where rounding wants them */
   const float start = MAGNITUDE ? 0.0f : offset + 0.5f;
-  float a[RB_ROWS][RB_COLS], b[RB_ROWS][RB_COLS];
+  float a[RowBlock::ROWS][RowBlock::COLS], b[RowBlock::ROWS][RowBlock::COLS];
 #pragma unroll
-  for (int o = 0; o < RB_ROWS; o++)
+  for (int o = 0; o < RowBlock::ROWS; o++)
 #pragma unroll
-    for (int q = 0; q < RB_COLS; q++) {
+    for (int q = 0; q < RowBlock::COLS; q++) {
       a[o][q] = start;
       if (MAGNITUDE)
         b[o][q] = 0.0f;
     }
   __syncthreads ();
 
-  const float *rows = tile + threadIdx.y * RB_ROWS * L::PITCH +
-      RB_COLS * threadIdx.x;
+  const float *rows = tile + threadIdx.y * RowBlock::ROWS * L::PITCH +
+      RowBlock::COLS * threadIdx.x;
 #pragma unroll
-  for (int m = 0; m < RB_ROWS + 2 * R; m++) {
+  for (int m = 0; m < RowBlock::ROWS + 2 * R; m++) {
     float seg[SEG];
     SpanLoad < L::LEAD, L::LEAD, L::LEAD + SEG >::run (rows + m * L::PITCH,
         seg);
 #pragma unroll
     for (int i = 0; i < SIDE; i++) {
       const int o = m - i;
-      if (o < 0 || o >= RB_ROWS)
+      if (o < 0 || o >= RowBlock::ROWS)
         continue;
 #pragma unroll
-      for (int q = 0; q < RB_COLS; q++)
+      for (int q = 0; q < RowBlock::COLS; q++)
 #pragma unroll
         for (int j = 0; j < SIDE; j++) {
           a[o][q] = fmaf (w[i * SIDE + j], seg[q + j], a[o][q]);
@@ -205,33 +212,34 @@ conv_row_block (ChannelArgs src, ChannelArgs dst,
     }
   }
 
-  const int x = x0 + RB_COLS * threadIdx.x;
-  const int y = y0 + RB_ROWS * threadIdx.y;
+  const int x = x0 + RowBlock::COLS * threadIdx.x;
+  const int y = y0 + RowBlock::ROWS * threadIdx.y;
 #pragma unroll
-  for (int o = 0; o < RB_ROWS; o++)
-    finish_magnitude < RB_COLS, MAGNITUDE > (a[o], b[o]);
+  for (int o = 0; o < RowBlock::ROWS; o++)
+    finish_magnitude < RowBlock::COLS, MAGNITUDE > (a[o], b[o]);
   /* a magnitude's offset + 0.5 comes after its square root */
   if (MAGNITUDE) {
 #pragma unroll
-    for (int o = 0; o < RB_ROWS; o++)
+    for (int o = 0; o < RowBlock::ROWS; o++)
 #pragma unroll
-      for (int q = 0; q < RB_COLS; q++)
+      for (int q = 0; q < RowBlock::COLS; q++)
         a[o][q] += offset + 0.5f;
   }
-  if (moves_as_quads < T > (dst) && x0 + RB_TILE_W <= dst.width
-      && y0 + RB_TILE_H <= dst.height) {
-    static_assert (RB_COLS == 4, "a thread's outputs of a row are one quad");
+  if (moves_as_quads < T > (dst) && x0 + RowBlock::TILE_W <= dst.width
+      && y0 + RowBlock::TILE_H <= dst.height) {
+    static_assert (RowBlock::COLS == 4,
+        "a thread's outputs of a row are one quad");
     char *out = dst.data + (size_t) y * dst.pitch + (size_t) x * sizeof (T);
 #pragma unroll
-    for (int o = 0; o < RB_ROWS; o++, out += dst.pitch)
+    for (int o = 0; o < RowBlock::ROWS; o++, out += dst.pitch)
       *reinterpret_cast < QuadT * >(out) =
           pack_floor_saturated ((T *) nullptr, a[o], dst);
   } else {
     /* tiles on the plane's right or bottom edge, other layouts */
 #pragma unroll
-    for (int o = 0; o < RB_ROWS; o++) {
+    for (int o = 0; o < RowBlock::ROWS; o++) {
 #pragma unroll
-      for (int q = 0; q < RB_COLS; q++) {
+      for (int q = 0; q < RowBlock::COLS; q++) {
         if (y + o >= dst.height || x + q >= dst.width)
           continue;
         store_rounded < T > (dst, x + q, y + o,

@@ -51,7 +51,7 @@ scaled_taps_finite (const CcCudaFilter & f)
 {
   const int side = 2 * f.radius + 1;
   for (int k = 0; k < side * side; k++)
-    if (!std::isfinite (f.taps[k] * ST_WEIGHT_SCALE))
+    if (!std::isfinite (f.taps[k] * Strip2D::WEIGHT_SCALE))
       return false;
   return true;
 }
@@ -84,7 +84,7 @@ lane_samples (const Launch & l)
 bool
 strip_2d_fits (const Launch & l)
 {
-  return with_kernel_2d < ST_MAX_RADIUS > (l, false,[&](auto t, auto r,
+  return with_kernel_2d < STRIP_2D_MAX_RADIUS > (l, false,[&](auto t, auto r,
           auto m) {
         return lane_samples < decltype (t), decltype (r)::value,
             decltype (m)::value > (l) > 0;
@@ -98,15 +98,16 @@ launch_strip (const Launch & l)
   constexpr bool SCALED = strip_scaled_weights < T, MAGNITUDE, V > ();
   return launch_dependent (conv_strip < T, R, MAGNITUDE, STAGED, V >,
       strip_grid < T, R, MAGNITUDE, V > (l.width, l.height),
-      dim3 (ST_LANES, ST_WARPS), l.stream, l.src, l.dst,
-      taps_2d < R, MAGNITUDE > (*l.filter, SCALED ? ST_WEIGHT_SCALE : 1.0f),
+      dim3 (Strip2D::LANES, Strip2D::WARPS), l.stream, l.src, l.dst,
+      taps_2d < R, MAGNITUDE > (*l.filter,
+          SCALED ? Strip2D::WEIGHT_SCALE : 1.0f),
       l.offset, l.border, l.src_ready);
 }
 
 cudaError_t
 launch_2d_strip (const Launch & l, bool tiled_halo)
 {
-  return with_kernel_2d < ST_MAX_RADIUS > (l, cudaErrorInvalidValue,
+  return with_kernel_2d < STRIP_2D_MAX_RADIUS > (l, cudaErrorInvalidValue,
       [&](auto t, auto r, auto m) {
         typedef decltype (t) T;
         constexpr int R = decltype (r)::value;

@@ -1,10 +1,10 @@
-/* cudaconv: small windows (r <= ST_MAX_RADIUS) on planes whose rows move as
- * aligned vectors, for both 2D strategies. At these radii a convolution
+/* cudaconv: small windows (r <= STRIP_2D_MAX_RADIUS) on planes whose rows move
+ * as aligned vectors, for both 2D strategies. At these radii a convolution
  * costs a few multiply-adds per sample, and the instructions around them
  * (moving samples in, converting, rounding, storing) and how well the loads
  * overlap the arithmetic decide the speed.
  *
- * Each warp walks down a strip ST_LANES * V columns wide and a few rows
+ * Each warp walks down a strip Strip2D::LANES * V columns wide and a few rows
  * tall (strip_rows_per_warp); each lane owns V neighbouring samples of a
  * row, 8 or 4 (StripShape), in one vector load.
  * Per input row a lane converts its samples once and adds them to the 2r+1
@@ -12,7 +12,7 @@
  * leaves as one vector store. The strip's rows are unrolled whole, so every
  * register index is a constant and the rows above and below the strip cost
  * only their loads and conversions; loads run a few rows ahead of use
- * (ST_AHEAD). 8-bit samples of linear filters become floats as subnormal
+ * (Strip2D::ahead). 8-bit samples of linear filters become floats as subnormal
  * halves (strip_sample()), against weights scaled to match.
  * There is no block-wide staging and no __syncthreads.
  *
@@ -54,20 +54,24 @@
 #include "dependent-launch.cuh"
 #include "radii.cuh"
 
-#define ST_LANES 32
-#define ST_WARPS 4
-/* input rows whose loads are issued ahead of the one being added up
- * (ptxas may move them further up where the registers allow): 3 for the
- * linear 8-bit kernels with 8 samples per lane, 5 for the other 8-bit ones
- * at r <= 1, 4 elsewhere; each measured best (docs/kernels.md) */
-#define ST_AHEAD(T, R, SCALED) ((SCALED) ? 3 : \
-    sizeof (T) == 1 && (R) <= 1 ? 5 : 4)
-
-/* The linear 8-bit kernels with 8 samples per lane widen samples as
- * subnormal halves (strip_sample()), x 2^-24, and take their weights
- * scaled by 2^24 (the launch passes them so). */
-#define ST_SCALED_TAPS ((2 * ST_MAX_RADIUS + 1) * (2 * ST_MAX_RADIUS + 1))
-#define ST_WEIGHT_SCALE 16777216.0f     /* 2^24 */
+/* The family's tuning. */
+struct Strip2D {
+  static constexpr int LANES = 32;
+  static constexpr int WARPS = 4;
+  /* input rows whose loads are issued ahead of the one being added up,
+   * each measured best (docs/kernels.md) */
+  template < typename T, int R, bool SCALED >
+  __host__ __device__ static constexpr int ahead ()
+  {
+    return SCALED ? 3 : sizeof (T) == 1 && R <= 1 ? 5 : 4;
+  }
+  /* The linear 8-bit kernels with 8 samples per lane widen samples as
+   * subnormal halves (strip_sample()), x 2^-24, and take their weights
+   * scaled by 2^24 (the launch passes them so). */
+  static constexpr int SCALED_TAPS = (2 * STRIP_2D_MAX_RADIUS + 1) *
+      (2 * STRIP_2D_MAX_RADIUS + 1);
+  static constexpr float WEIGHT_SCALE = 16777216.0f;    /* 2^24 */
+};
 
 template < typename T, bool MAGNITUDE, int V > __host__ __device__
     constexpr bool
@@ -96,7 +100,7 @@ template < typename T, int SAMPLES > struct StripShape {
   static constexpr int V = SAMPLES;     /* samples per lane */
   static constexpr int S = 4 / (int) sizeof (T);        /* samples per word */
   static constexpr int NW = V / S;      /* words per lane */
-  static constexpr int TILE_W = ST_LANES * V;
+  static constexpr int TILE_W = Strip2D::LANES * V;
   typedef typename Words < NW >::type VecT;
 };
 
@@ -185,7 +189,7 @@ template < typename VecT > struct StripRow {
 
 /* Byte permutes that make the word beyond a side lane's outer sample from
  * its own samples, for clamp and mirror (reflect-101): at most
- * ST_MAX_RADIUS ghost columns, all copies of the lane's first or last 3
+ * STRIP_2D_MAX_RADIUS ghost columns, all copies of the lane's first or last 3
  * samples. The left word's samples end at column -1, the right word's start
  * at the plane's width; the pool is (word 0, word 1) on the left and (word
  * NW-2, word NW-1) on the right, the same word twice where a lane has one.
@@ -239,7 +243,7 @@ template < typename T, int V > struct StripLane {
     int hx = -1;
     if (lane == 0)
       hx = x > 0 ? x - L::S : wrap ? src.width - L::S : -1;
-    else if (lane == ST_LANES - 1 && active)
+    else if (lane == Strip2D::LANES - 1 && active)
       hx = x + L::V < src.width ? x + L::V : wrap ? 0 : -1;
     halo_load = radius > 0 && hx >= 0;
     halo_delta = halo_load ? (ptrdiff_t) hx * (ptrdiff_t) sizeof (T) -
@@ -269,8 +273,8 @@ strip_wanted_blocks ()
 template < typename T, int R, bool MAGNITUDE > constexpr int
 strip_blocks_per_sm ()
 {
-  return blocks_that_fit (ST_LANES * ST_WARPS, strip_wanted_blocks < T, R,
-      MAGNITUDE > ());
+  return blocks_that_fit (Strip2D::LANES * Strip2D::WARPS,
+      strip_wanted_blocks < T, R, MAGNITUDE > ());
 }
 
 /* Rows per warp: 9 (13 for magnitudes), the fewest that put a 2160-row
@@ -299,17 +303,17 @@ strip_fits (const ChannelArgs & c)
       && c.height >= strip_rows_per_warp < T, R, MAGNITUDE > () + R;
 }
 
-/* Blocks across and down, ST_WARPS strips above each other per block;
+/* Blocks across and down, Strip2D::WARPS strips above each other per block;
  * blocks are numbered along the rows first, so that the blocks launched
  * together read neighbouring rows. */
 template < typename T, int R, bool MAGNITUDE, int V > __host__ dim3
 strip_grid (int width, int height)
 {
   typedef StripShape < T, V > L;
-  constexpr int BLOCK_ROWS = ST_WARPS * strip_rows_per_warp < T, R,
+  constexpr int BLOCK_ROWS = Strip2D::WARPS * strip_rows_per_warp < T, R,
       MAGNITUDE > ();
-  return dim3 ((width + L::TILE_W - 1) / L::TILE_W, (height + BLOCK_ROWS - 1)
-      / BLOCK_ROWS);
+  return dim3 ((width + L::TILE_W - 1) / L::TILE_W,
+      (height + BLOCK_ROWS - 1) / BLOCK_ROWS);
 }
 
 /* Sample k of word w as a float. With SCALED (8-bit samples), x 2^-24:
@@ -347,8 +351,8 @@ __device__ __forceinline__ void
 strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
     const StripLane < T, V > &me, int y0, CcBorder border,
     const float *w, const float *wb, float start, float bias,
-    bool src_ready, unsigned (*stage)[2 * StripShape < T, V >::NW + ST_LANES *
-        StripShape < T, V >::NW])
+    bool src_ready, unsigned (*stage)[2 * StripShape < T, V >::NW
+        + Strip2D::LANES * StripShape < T, V >::NW])
 {
   typedef StripShape < T, V > L;
   typedef typename L::VecT VecT;
@@ -400,15 +404,16 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
   const unsigned right_sel = right_ghost_selector (sizeof (T), border);
   const unsigned keep = zero ? 0u : ~0u;
 
+  constexpr int AHEAD = Strip2D::ahead < T, R, SCALED > ();
   StripRow < VecT > in[IN_ROWS];
 #pragma unroll
-  for (int m = 0; m < ST_AHEAD (T, R, SCALED) && m < IN_ROWS; m++)
+  for (int m = 0; m < AHEAD && m < IN_ROWS; m++)
     fetch (m, in[m]);
 
 #pragma unroll
   for (int m = 0; m < IN_ROWS; m++) {
-    if (m + ST_AHEAD (T, R, SCALED) < IN_ROWS)
-      fetch (m + ST_AHEAD (T, R, SCALED), in[m + ST_AHEAD (T, R, SCALED)]);
+    if (m + AHEAD < IN_ROWS)
+      fetch (m + AHEAD, in[m + AHEAD]);
     const VecT own = in[m].own;
 
     /* the words left and right of the lane's own */
@@ -419,8 +424,8 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
         *reinterpret_cast < VecT * >(row + NW + NW * lane) = own;
         if (lane == 0)
           row[NW - 1] = in[m].halo;
-        if (lane == ST_LANES - 1)
-          row[NW + NW * ST_LANES] = in[m].halo;
+        if (lane == Strip2D::LANES - 1)
+          row[NW + NW * Strip2D::LANES] = in[m].halo;
         __syncwarp ();
         left = row[NW + NW * lane - 1];
         right = row[NW + NW * (lane + 1)];
@@ -429,7 +434,7 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
         right = __shfl_down_sync (0xffffffffu, vec_word (own, 0), 1);
         if (lane == 0)
           left = in[m].halo;
-        if (lane == ST_LANES - 1)
+        if (lane == Strip2D::LANES - 1)
           right = in[m].halo;
       }
       const unsigned w0 = vec_word (own, 0), wl = vec_word (own, NW - 1);
@@ -499,7 +504,7 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
 }
 
 template < typename T, int R, bool MAGNITUDE, bool STAGED, int V >
-__global__ void __launch_bounds__ (ST_LANES * ST_WARPS,
+__global__ void __launch_bounds__ (Strip2D::LANES * Strip2D::WARPS,
     strip_blocks_per_sm < T, R, MAGNITUDE > ())
 conv_strip (ChannelArgs src, ChannelArgs dst,
     const __grid_constant__ Taps2D < R, MAGNITUDE > taps, float offset,
@@ -510,8 +515,8 @@ conv_strip (ChannelArgs src, ChannelArgs dst,
   constexpr int SIDE = 2 * R + 1;
   /* per warp two row buffers, so that one __syncwarp per row orders a row's
    * writes after the reads of the row before the last */
-  __shared__ unsigned stage[STAGED ? ST_WARPS : 1][2][2 * L::NW +
-      ST_LANES * L::NW];
+  __shared__ unsigned stage[STAGED ? Strip2D::WARPS : 1][2][2 * L::NW +
+      Strip2D::LANES * L::NW];
 
   if (!src_ready)
     join_previous_grid ();
@@ -519,7 +524,7 @@ conv_strip (ChannelArgs src, ChannelArgs dst,
   /* a 2D grid (strip_grid()): the 1D tile grid's division cost more
    * than a tenth of a strip's instructions at r <= 2 */
   const int x0 = blockIdx.x * L::TILE_W;
-  const int strip_y0 = (blockIdx.y * ST_WARPS + threadIdx.y) * ROWS;
+  const int strip_y0 = (blockIdx.y * Strip2D::WARPS + threadIdx.y) * ROWS;
   /* the whole warp leaves together: no __syncwarp is left waiting */
   if (strip_y0 >= src.height)
     return;

@@ -5,8 +5,8 @@
  * book:
  *  - the radius is a template parameter, so every loop over the window is
  *    unrolled;
- *  - each thread keeps NS_RUN outputs in registers, consecutive along a
- *    row: per filter row i it reads the NS_RUN + 2r samples of one window
+ *  - each thread keeps Tile64::RUN outputs in registers, consecutive along a
+ *    row: per filter row i it reads the Tile64::RUN + 2r samples of one window
  *    row as 16-byte loads (8 loads for 240 multiply-adds at r = 7) and
  *    leaves its outputs as 4-sample stores. The 32 lanes of a warp take 32
  *    consecutive rows, and rows are PITCH floats apart with PITCH 4 more
@@ -15,7 +15,7 @@
  *  - the window arrives as quads (WindowStage): every load of the window is
  *    in flight at once, and the 16-byte shared stores are free of bank
  *    conflicts.
- * Radii up to RB_MAX_RADIUS take the row-block kernel instead
+ * Radii up to ROW_BLOCK_MAX_RADIUS take the row-block kernel instead
  * (2d-row-block.cuh). */
 #ifndef CUDACONV_TILED_HALO_CUH
 #define CUDACONV_TILED_HALO_CUH
@@ -23,20 +23,21 @@
 #include "device.cuh"
 
 /* threadIdx.x is the thread's row in the tile, threadIdx.y its group of
- * NS_RUN columns */
-static_assert (NS_THREADS_X == NS_TILE_H && NS_THREADS_Y * NS_RUN ==
-    NS_TILE_W, "a block of row threads covers the column kernels' tile");
+ * Tile64::RUN columns */
+static_assert (Tile64::THREADS_X == Tile64::TILE_H && Tile64::THREADS_Y
+    * Tile64::RUN ==
+    Tile64::TILE_W, "a block of row threads covers the column kernels' tile");
 
 template < int R > struct TiledHaloLayout {
   static constexpr int LEAD = quad_lead < R > ();
-  static constexpr int IN_W = NS_TILE_W + 2 * R;
-  static constexpr int IN_H = NS_TILE_H + 2 * R;
-  /* a thread's window of one row, NS_RUN + 2r samples from shared column
-   * LEAD + NS_RUN * threadIdx.y on, read as VECS 16-byte loads from the
+  static constexpr int IN_W = Tile64::TILE_W + 2 * R;
+  static constexpr int IN_H = Tile64::TILE_H + 2 * R;
+  /* a thread's window of one row, Tile64::RUN + 2r samples from shared column
+   * LEAD + Tile64::RUN * threadIdx.y on, read as VECS 16-byte loads from the
    * quad boundary LEAD columns before it */
-  static constexpr int WIN = NS_RUN + 2 * R;
+  static constexpr int WIN = Tile64::RUN + 2 * R;
   static constexpr int VECS = (LEAD + WIN + 3) / 4;
-  static constexpr int COLUMNS_READ = (NS_THREADS_Y - 1) * NS_RUN +
+  static constexpr int COLUMNS_READ = (Tile64::THREADS_Y - 1) * Tile64::RUN +
       4 * VECS;
   static constexpr int MIN_PITCH = COLUMNS_READ > round_up4 (LEAD + IN_W) ?
       COLUMNS_READ : round_up4 (LEAD + IN_W);
@@ -135,11 +136,11 @@ store_row (const ChannelArgs & dst, int x, int y, const float (&v)[COLS],
 template < int R > constexpr int
 tiled_halo_blocks_per_sm ()
 {
-  return blocks_that_fit (NS_THREADS, R <= 7 ? 5 : 4);
+  return blocks_that_fit (Tile64::THREADS, R <= 7 ? 5 : 4);
 }
 
 /* One block's 64 x 64 tile: its window, halo included, staged at tile
- * (TiledHaloLayout < R >::BYTES), then NS_RUN outputs per thread along a
+ * (TiledHaloLayout < R >::BYTES), then Tile64::RUN outputs per thread along a
  * row. */
 template < typename T, int R, bool MAGNITUDE > __device__ __forceinline__ void
 tiled_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
@@ -147,13 +148,13 @@ tiled_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
 {
   typedef TiledHaloLayout < R > L;
   constexpr int SIDE = 2 * R + 1;
-  WindowStage < T, L::IN_W, L::IN_H, L::LEAD, L::PITCH, NS_THREADS > ().fill
-      (tile, src, x0 - R, y0 - R, border);
+  WindowStage < T, L::IN_W, L::IN_H, L::LEAD, L::PITCH,
+      Tile64::THREADS > ().fill (tile, src, x0 - R, y0 - R, border);
   __syncthreads ();
 
   /* the quad boundary LEAD columns before the thread's window */
-  const float *row = tile + threadIdx.x * L::PITCH + threadIdx.y * NS_RUN;
-  float a[NS_RUN] = { }, b[NS_RUN] = { };
+  const float *row = tile + threadIdx.x * L::PITCH + threadIdx.y * Tile64::RUN;
+  float a[Tile64::RUN] = { }, b[Tile64::RUN] = { };
   /* Small filters unroll completely; large ones would overflow the
    * instruction cache. By three where that divides the filter's rows: one
    * loop step (row address, test, branch) per three rows (docs/kernels.md). */
@@ -162,15 +163,15 @@ tiled_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
     float win[L::WIN];
     load_window_row < L::LEAD, L::VECS > (reinterpret_cast <
         const float4 * >(row + i * L::PITCH), win);
-    accumulate_row < R, NS_RUN, MAGNITUDE > (taps, i, win, a, b);
+    accumulate_row < R, Tile64::RUN, MAGNITUDE > (taps, i, win, a, b);
   }
-  finish_magnitude < NS_RUN, MAGNITUDE > (a, b);
-  store_row < T, NS_RUN > (dst, x0 + threadIdx.y * NS_RUN,
+  finish_magnitude < Tile64::RUN, MAGNITUDE > (a, b);
+  store_row < T, Tile64::RUN > (dst, x0 + threadIdx.y * Tile64::RUN,
       y0 + threadIdx.x, a, offset);
 }
 
 template < typename T, int R, bool MAGNITUDE >
-__global__ void __launch_bounds__ (NS_THREADS,
+__global__ void __launch_bounds__ (Tile64::THREADS,
     tiled_halo_blocks_per_sm < R > ())
 conv_tiled_halo (ChannelArgs src, ChannelArgs dst,
     const __grid_constant__ Taps2D < R, MAGNITUDE > taps, float offset,
@@ -178,8 +179,8 @@ conv_tiled_halo (ChannelArgs src, ChannelArgs dst,
 {
   extern __shared__ float4 shared_vec[];
   tiled_halo_tile < T, R, MAGNITUDE > (reinterpret_cast < float *>(shared_vec),
-      src, dst, tile_x0 (tiles, blockIdx.x, NS_TILE_W), tile_y0 (tiles,
-          blockIdx.x, NS_TILE_H), taps.w, offset, border);
+      src, dst, tile_x0 (tiles, blockIdx.x, Tile64::TILE_W), tile_y0 (tiles,
+          blockIdx.x, Tile64::TILE_H), taps.w, offset, border);
 }
 
 #endif /* CUDACONV_TILED_HALO_CUH */

@@ -104,8 +104,9 @@ convolve_args_valid (const CcChannel * src, const CcChannel * dst,
   /* the column kernels' tiles are the smallest (2d-row-block.cu asserts
    * it); blocks are numbered by an int */
   const long long tiles = cc_channel_valid (src) ? (long long) ((src->width +
-          NS_TILE_W - 1) / NS_TILE_W) * ((src->height + NS_TILE_H - 1) /
-      NS_TILE_H) : 0;
+          Tile64::TILE_W - 1) / Tile64::TILE_W) * ((src->height
+              + Tile64::TILE_H - 1) /
+      Tile64::TILE_H) : 0;
   return cc_channel_valid (src) && cc_channel_valid (dst) && tiles <= INT_MAX
       && src->width == dst->width && src->height == dst->height
       && src->sample == dst->sample

@@ -436,20 +436,22 @@ round_up4 (int n)
   return (n + 3) / 4 * 4;
 }
 
-/* The column kernels' block shape: 64 x 4 threads for a 64 x 64 output
- * tile, each thread computing a run of NS_RUN outputs in registers. One
- * input sample feeds up to 2r+1 outputs of a run: per filter row (or
- * column) a thread loads NS_RUN + 2r samples and does NS_RUN * (2r+1)
- * multiply-adds (240 against 30 samples at r = 7), which keeps the FMA units
- * rather than shared memory the limit. The 2D kernels run along a row
- * (threadIdx.x is the row, threadIdx.y the group of NS_RUN columns); the
- * separable kernel's column pass runs down a column. */
-#define NS_THREADS_X 64
-#define NS_THREADS_Y 4
-#define NS_THREADS (NS_THREADS_X * NS_THREADS_Y)
-#define NS_RUN 16
-#define NS_TILE_W NS_THREADS_X
-#define NS_TILE_H (NS_THREADS_Y * NS_RUN)
+/* The 64 x 64 tile kernels' block shape (tiled-halo, cache-halo and the
+ * separable tiles): 64 x 4 threads, each computing a run of RUN outputs in
+ * registers. One input sample feeds up to 2r+1 outputs of a run: per
+ * filter row (or column) a thread loads RUN + 2r samples and does
+ * RUN * (2r+1) multiply-adds (240 against 30 samples at r = 7), which keeps
+ * the FMA units rather than shared memory the limit. The 2D kernels run
+ * along a row (threadIdx.x is the row, threadIdx.y the group of RUN
+ * columns); the separable kernel's column pass runs down a column. */
+struct Tile64 {
+  static constexpr int THREADS_X = 64;
+  static constexpr int THREADS_Y = 4;
+  static constexpr int THREADS = THREADS_X * THREADS_Y;
+  static constexpr int RUN = 16;
+  static constexpr int TILE_W = THREADS_X;
+  static constexpr int TILE_H = THREADS_Y * RUN;
+};
 
 /* The filter's (2r+1)^2 weights into registers, and for a gradient
  * magnitude the second filter's into wb, for kernels that keep the whole

@@ -158,8 +158,8 @@ template < typename Kernel, typename Taps > static cudaError_t
 launch_column_tiles (Kernel kernel, const Taps & taps, size_t shared_bytes,
     const Launch & l)
 {
-  return launch_tiles (kernel, taps, NS_TILE_W, NS_TILE_H,
-      dim3 (NS_THREADS_X, NS_THREADS_Y), shared_bytes, l);
+  return launch_tiles (kernel, taps, Tile64::TILE_W, Tile64::TILE_H,
+      dim3 (Tile64::THREADS_X, Tile64::THREADS_Y), shared_bytes, l);
 }
 
 /* What ask (device) answers for the current device, a positive number

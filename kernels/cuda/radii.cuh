@@ -8,19 +8,19 @@
 
 /* 2d-strip: where a 2D tile's halo would cost more than the window's
  * multiply-adds */
-#define ST_MAX_RADIUS 2
-/* 2d-row-block: (2r+1)^2 weights and 8 x 4 outputs in registers; past r2
- * the fully unrolled code outgrows the instruction cache */
-#define RB_MAX_RADIUS 2
+constexpr int STRIP_2D_MAX_RADIUS = 2;
+/* 2d-row-block: past r2 its fully unrolled code outgrows the instruction
+ * cache */
+constexpr int ROW_BLOCK_MAX_RADIUS = 2;
 /* separable-strip-fp32: past r4 the tensor-core kernels were faster */
-#define SS_MAX_RADIUS 4
-/* separable-strip-mma: two k-steps of 16 rows reach 8 rows above and
- * below 16 outputs */
-#define MS_MAX_RADIUS 8
-/* and below these (8-bit, 16-bit) the FP32 streaming kernel was faster
+constexpr int STRIP_FP32_MAX_RADIUS = 4;
+/* separable-strip-mma: two k-steps of 16 rows reach 8 rows above and below
+ * 16 outputs */
+constexpr int STRIP_MMA_MAX_RADIUS = 8;
+/* below these (8-bit, 16-bit samples) the FP32 streaming kernel was faster
  * (docs/kernels.md) */
-#define MS_MIN_RADIUS 3
-#define MS_MIN_RADIUS_16 5
+constexpr int STRIP_MMA_MIN_RADIUS_8 = 3;
+constexpr int STRIP_MMA_MIN_RADIUS_16 = 5;
 
 /* Radii a family is compiled for, for 8-bit and for 16-bit samples (none
  * where min > max). Gradient magnitudes run only in the 2D families, up
@@ -31,17 +31,18 @@ struct FamilyRadii {
 
 constexpr FamilyRadii family_radii[CC_N_FAMILIES] = {
   /* 2d-strip-tiled-halo, 2d-strip-cache-halo */
-  {0, ST_MAX_RADIUS, 0, ST_MAX_RADIUS},
-  {0, ST_MAX_RADIUS, 0, ST_MAX_RADIUS},
+  {0, STRIP_2D_MAX_RADIUS, 0, STRIP_2D_MAX_RADIUS},
+  {0, STRIP_2D_MAX_RADIUS, 0, STRIP_2D_MAX_RADIUS},
   /* 2d-row-block */
-  {0, RB_MAX_RADIUS, 0, RB_MAX_RADIUS},
+  {0, ROW_BLOCK_MAX_RADIUS, 0, ROW_BLOCK_MAX_RADIUS},
   /* 2d-tiled-halo, 2d-cache-halo */
   {0, CC_MAX_RADIUS, 0, CC_MAX_RADIUS},
   {0, CC_MAX_RADIUS, 0, CC_MAX_RADIUS},
   /* separable-strip-mma */
-  {MS_MIN_RADIUS, MS_MAX_RADIUS, MS_MIN_RADIUS_16, MS_MAX_RADIUS},
+  {STRIP_MMA_MIN_RADIUS_8, STRIP_MMA_MAX_RADIUS, STRIP_MMA_MIN_RADIUS_16,
+      STRIP_MMA_MAX_RADIUS},
   /* separable-strip-fp32 */
-  {1, SS_MAX_RADIUS, 1, SS_MAX_RADIUS},
+  {1, STRIP_FP32_MAX_RADIUS, 1, STRIP_FP32_MAX_RADIUS},
   /* separable-tile-mma: 8-bit planes from r2 (an fp16 copy of a 16-bit
    * sample takes two planes, which measured slower) */
   {2, CC_MAX_RADIUS, 1, 0},

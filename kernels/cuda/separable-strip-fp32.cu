@@ -35,7 +35,7 @@ launch_separable_strip_fp32 (const Launch & l)
         if (chunks == 0)
           return cudaErrorInvalidValue;
         conv_separable_strip < T, R > <<<sep_strip_grid < R > (l.width,
-                l.height, chunks), dim3 (SS_LANES, SS_WARPS), 0,
+                l.height, chunks), dim3 (StripFp32::LANES, StripFp32::WARPS), 0,
             l.stream>>> (l.src, l.dst, taps_separable < R > (*l.filter),
             l.offset, l.border, chunks);
         return cudaGetLastError ();

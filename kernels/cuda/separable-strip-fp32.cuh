@@ -1,5 +1,5 @@
-/* cudaconv: the separable path for radii 1 to SS_MAX_RADIUS on planes in
- * whole quads, on the FP32 units, streaming: no block-wide staging and no
+/* cudaconv: the separable path for radii 1 to STRIP_FP32_MAX_RADIUS on planes
+ * in whole quads, on the FP32 units, streaming: no block-wide staging and no
  * __syncthreads, as the 2D strip kernel (2d-strip.cuh).
  *
  * Each warp walks down a strip sep_strip_rows() rows tall and 32 quads
@@ -29,7 +29,8 @@
  *    row passes then run as a loop of one row. Row passes unrolled among
  *    the column passes made the loop body 15 rows of code at r7 (2.4 k
  *    instructions), and half of the warps' stalls were instruction fetch
- *    (ncu); these rows lie inside the plane and load SS_AHEAD rows ahead;
+ *    (ncu); these rows lie inside the plane and load StripFp32::AHEAD rows
+ *    ahead;
  *  - the last rows, unrolled, where the outputs still open are finished
  *    and the r rows below the strip may lie below the plane.
  *
@@ -41,63 +42,65 @@
  * one by one from the columns the border names, fixed for the whole strip,
  * while the other warps load a quad.
  *
- * On an H100 this kernel beats the tile kernels up to r4 (SS_MAX_RADIUS);
- * the tensor-core streaming kernel takes 8-bit planes from r3 and 16-bit
- * ones from r5 (docs/kernels.md). */
+ * On an H100 this kernel beats the tile kernels up to r4
+ * (STRIP_FP32_MAX_RADIUS); the tensor-core streaming kernel takes 8-bit planes
+ * from r3 and 16-bit ones from r5 (docs/kernels.md). */
 #ifndef CUDACONV_SEPARABLE_STRIP_CUH
 #define CUDACONV_SEPARABLE_STRIP_CUH
 
 #include "device.cuh"
 #include "radii.cuh"
 
-#define SS_LANES 32
-/* samples per lane */
-#define SS_V 4
-/* warps per block: one, so that a plane's strips spread evenly over the
- * SMs */
-#define SS_WARPS 1
-/* warps per SM that the register budget is set for (96 registers) */
-#define SS_SM_WARPS 20
-/* input rows whose loads are in flight ahead of the one being added up */
-#define SS_AHEAD 4
-/* output rows a strip aims at where the plane is large (sep_strip_chunks):
- * about one wave of 20 warps per SM for a 3840x2160 plane on an H100;
- * taller strips (45 rows) measured slower, shorter ones (20) no faster */
-#define SS_TARGET_ROWS 30
-/* warps per SM below which a plane's strips get fewer chunks, which hid
- * the loads' latency better on a 1920x1080 plane (docs/kernels.md) */
-#define SS_MIN_SM_WARPS 12
+/* The family's tuning. */
+struct StripFp32 {
+  static constexpr int LANES = 32;
+  /* samples per lane */
+  static constexpr int V = 4;
+  /* one warp per block, so that a plane's strips spread evenly over the
+   * SMs */
+  static constexpr int WARPS = 1;
+  /* warps per SM that the register budget is set for (96 registers) */
+  static constexpr int SM_WARPS = 20;
+  /* input rows whose loads are in flight ahead of the one being added up */
+  static constexpr int AHEAD = 4;
+  /* output rows a strip aims at on large planes (sep_strip_chunks): 45
+   * measured slower, 20 no faster */
+  static constexpr int TARGET_ROWS = 30;
+  /* warps per SM below which a plane's strips get fewer chunks, which hid
+   * the loads' latency better on 1920x1080 (docs/kernels.md) */
+  static constexpr int MIN_SM_WARPS = 12;
+};
 
 /* lanes at each side of a warp that only feed their neighbours */
 template < int R > __host__ __device__ constexpr int
 ss_halo_lanes ()
 {
-  return (R + SS_V - 1) / SS_V;
+  return (R + StripFp32::V - 1) / StripFp32::V;
 }
 
 /* output columns per warp */
 template < int R > __host__ __device__ constexpr int
 ss_tile_w ()
 {
-  return SS_V * (SS_LANES - 2 * ss_halo_lanes < R > ());
+  return StripFp32::V * (StripFp32::LANES - 2 * ss_halo_lanes < R > ());
 }
 
 /* input rows after the chunks: enough for the outputs of the chunks' rows
  * to lie inside the strip (2r), and for their loads ahead to lie inside
- * it or its r rows below (r + SS_AHEAD) */
+ * it or its r rows below (r + StripFp32::AHEAD) */
 template < int R > __host__ __device__ constexpr int
 ss_tail_rows ()
 {
-  return 2 * R > R + SS_AHEAD ? 2 * R : R + SS_AHEAD;
+  return 2 * R > R + StripFp32::AHEAD ? 2 * R : R + StripFp32::AHEAD;
 }
 
 /* chunks per strip where the plane is large: a strip about
- * SS_TARGET_ROWS rows tall */
+ * StripFp32::TARGET_ROWS rows tall */
 template < int R > __host__ __device__ constexpr int
 ss_chunks ()
 {
-  return SS_TARGET_ROWS - ss_tail_rows < R > () < 2 * R + 1 ? 1 :
-      (SS_TARGET_ROWS - ss_tail_rows < R > () + R) / (2 * R + 1);
+  return StripFp32::TARGET_ROWS - ss_tail_rows < R > () < 2 * R + 1 ? 1 :
+      (StripFp32::TARGET_ROWS - ss_tail_rows < R > () + R) / (2 * R + 1);
 }
 
 /* output rows per strip */
@@ -114,12 +117,13 @@ sep_strip_grid (int width, int height, int chunks)
   constexpr int TW = ss_tile_w < R > ();
   const int rows = sep_strip_rows < R > (chunks);
   const int strips = (height + rows - 1) / rows;
-  return dim3 ((width + TW - 1) / TW, (strips + SS_WARPS - 1) / SS_WARPS);
+  return dim3 ((width + TW - 1) / TW, (strips + StripFp32::WARPS - 1)
+      / StripFp32::WARPS);
 }
 
 /* The chunks per strip for a plane on a GPU of sms SMs: ss_chunks(), less
- * while the plane's warps would leave SMs short of SS_MIN_SM_WARPS (fewer
- * warps than that leave the loads' latency exposed), and while a strip
+ * while the plane's warps would leave SMs short of StripFp32::MIN_SM_WARPS
+ * (fewer warps than that leave the loads' latency exposed), and while a strip
  * would be taller than the plane; 0 where even one chunk is. */
 template < int R > __host__ int
 sep_strip_chunks (int width, int height, int sms)
@@ -127,10 +131,10 @@ sep_strip_chunks (int width, int height, int sms)
   int chunks = ss_chunks < R > ();
   auto warps =[&](int c) {
     const dim3 g = sep_strip_grid < R > (width, height, c);
-    return (long long) g.x * g.y * SS_WARPS;
+    return (long long) g.x * g.y * StripFp32::WARPS;
   };
   while (chunks > 1 && (sep_strip_rows < R > (chunks) > height
-          || warps (chunks) < (long long) sms * SS_MIN_SM_WARPS))
+          || warps (chunks) < (long long) sms * StripFp32::MIN_SM_WARPS))
     chunks--;
   return sep_strip_rows < R > (chunks) <= height ? chunks : 0;
 }
@@ -141,7 +145,7 @@ sep_strip_chunks (int width, int height, int sms)
 template < typename T > __host__ __device__ __forceinline__ bool
 sep_strip_fits (const ChannelArgs & c)
 {
-  return moves_as_quads < T > (c) && c.width % SS_V == 0;
+  return moves_as_quads < T > (c) && c.width % StripFp32::V == 0;
 }
 
 /* row buffers per warp: a chunk's 2r+1 rows, at least the two that the
@@ -159,16 +163,16 @@ template < typename T > struct SepStripLane {
   bool stores;                  /* not a halo lane, and inside the plane */
   /* in the side warps: the plane column that stands in for each of the
    * 4, or -1 for a zero */
-  int from[SS_V];
+  int from[StripFp32::V];
 
   __device__ __forceinline__ void init (const ChannelArgs & src, int x0,
       int lane, int halo_lanes, CcBorder border)
   {
-    x = x0 + SS_V * (lane - halo_lanes);
-    stores = lane >= halo_lanes && lane < SS_LANES - halo_lanes
+    x = x0 + StripFp32::V * (lane - halo_lanes);
+    stores = lane >= halo_lanes && lane < StripFp32::LANES - halo_lanes
         && x < src.width;
 #pragma unroll
-    for (int q = 0; q < SS_V; q++)
+    for (int q = 0; q < StripFp32::V; q++)
       from[q] = cc_border_index (x + q, src.width, border);
   }
 
@@ -179,9 +183,9 @@ template < typename T > struct SepStripLane {
       return __ldg (reinterpret_cast < const QuadT * >(row + (size_t) x *
               sizeof (T)));
     const T *samples = reinterpret_cast < const T * >(row);
-    unsigned s[SS_V];
+    unsigned s[StripFp32::V];
 #pragma unroll
-    for (int q = 0; q < SS_V; q++)
+    for (int q = 0; q < StripFp32::V; q++)
       s[q] = from[q] >= 0 ? (unsigned) __ldg (samples + from[q]) : 0u;
     QuadT out;
     unsigned *w = reinterpret_cast < unsigned *>(&out);
@@ -199,7 +203,8 @@ template < typename T > struct SepStripLane {
 template < typename T, int R, bool GATHER > __device__ __forceinline__ void
 sep_strip_rows_of (const ChannelArgs & src, const ChannelArgs & dst,
     const SepStripLane < T > &me, int y0, CcBorder border, const float *wc,
-    const float *wr, float first, int chunks, float4 (*stage)[SS_LANES + 2 *
+    const float *wr, float first, int chunks,
+        float4 (*stage)[StripFp32::LANES + 2 *
         ss_halo_lanes < R > ()])
 {
   typedef typename Quad < T >::type QuadT;
@@ -210,8 +215,8 @@ sep_strip_rows_of (const ChannelArgs & src, const ChannelArgs & dst,
   const int tail0 = MAIN0 + chunks * SIDE;      /* the first after them */
   /* the row pass's window: quads lane - HL .. lane + HL, of which sample
    * LEAD is the first the lane's outputs read */
-  constexpr int WIN = SS_V * (2 * HL + 1);
-  constexpr int LEAD = SS_V * HL - R;
+  constexpr int WIN = StripFp32::V * (2 * HL + 1);
+  constexpr int LEAD = StripFp32::V * HL - R;
   const int lane = threadIdx.x;
 
   /* input row m is plane row y0 - R + m; rows outside the plane only
@@ -230,21 +235,21 @@ sep_strip_rows_of (const ChannelArgs & src, const ChannelArgs & dst,
   };
 
   /* a[s][p]: the column sums of the output row in ring slot s */
-  float a[SIDE][SS_V];
-  QuadT ahead[SS_AHEAD];
+  float a[SIDE][StripFp32::V];
+  QuadT ahead[StripFp32::AHEAD];
 #pragma unroll
-  for (int k = 0; k < SS_AHEAD; k++)
+  for (int k = 0; k < StripFp32::AHEAD; k++)
     ahead[k] = fetch_any (k);
 
   /* adds input row m (its quad in q) to output rows lo .. hi */
   auto column =[&](int m, QuadT q, int lo, int hi) {
     const float4 f4 = quad_to_float4 (q);
-    const float f[SS_V] = { f4.x, f4.y, f4.z, f4.w };
+    const float f[StripFp32::V] = { f4.x, f4.y, f4.z, f4.w };
 #pragma unroll
     for (int o = lo; o <= hi; o++) {
       const int s = o % SIDE, i = m - o;
 #pragma unroll
-      for (int p = 0; p < SS_V; p++)
+      for (int p = 0; p < StripFp32::V; p++)
         a[s][p] = i == 0 ? wc[0] * f[p] : fmaf (wc[i], f[p], a[s][p]);
     }
   };
@@ -261,14 +266,14 @@ sep_strip_rows_of (const ChannelArgs & src, const ChannelArgs & dst,
 #pragma unroll
     for (int d = 0; d < 2 * HL + 1; d++) {
       const float4 v = buf[lane + d];
-      win[SS_V * d] = v.x;
-      win[SS_V * d + 1] = v.y;
-      win[SS_V * d + 2] = v.z;
-      win[SS_V * d + 3] = v.w;
+      win[StripFp32::V * d] = v.x;
+      win[StripFp32::V * d + 1] = v.y;
+      win[StripFp32::V * d + 2] = v.z;
+      win[StripFp32::V * d + 3] = v.w;
     }
-    float v[SS_V];
+    float v[StripFp32::V];
 #pragma unroll
-    for (int p = 0; p < SS_V; p++) {
+    for (int p = 0; p < StripFp32::V; p++) {
       float sum = first;
 #pragma unroll
       for (int j = 0; j < SIDE; j++)
@@ -291,29 +296,30 @@ sep_strip_rows_of (const ChannelArgs & src, const ChannelArgs & dst,
   /* the first 2r input rows: sums only */
 #pragma unroll
   for (int m = 0; m < MAIN0; m++) {
-    const QuadT q = ahead[m % SS_AHEAD];
-    ahead[m % SS_AHEAD] = fetch_any (m + SS_AHEAD);
+    const QuadT q = ahead[m % StripFp32::AHEAD];
+    ahead[m % StripFp32::AHEAD] = fetch_any (m + StripFp32::AHEAD);
     column (m, q, 0, m);
   }
 
   /* the chunks: input row m = MAIN0 + c * SIDE + j finishes output row
    * c * SIDE + j, whose ring slot is j; their rows and the rows loaded
    * ahead lie inside the plane, one pitch apart */
-  const char *next = src.data + (ptrdiff_t) (y0 - R + MAIN0 + SS_AHEAD) *
+  const char *next = src.data + (ptrdiff_t) (y0 - R + MAIN0
+      + StripFp32::AHEAD) *
       (ptrdiff_t) src.pitch;
-  QuadT ring[SS_AHEAD];
+  QuadT ring[StripFp32::AHEAD];
 #pragma unroll
-  for (int k = 0; k < SS_AHEAD; k++)
-    ring[k] = ahead[(MAIN0 + k) % SS_AHEAD];
+  for (int k = 0; k < StripFp32::AHEAD; k++)
+    ring[k] = ahead[(MAIN0 + k) % StripFp32::AHEAD];
 #pragma unroll 1
   for (int c = 0; c < chunks; c++) {
 #pragma unroll
     for (int j = 0; j < SIDE; j++) {
       const QuadT q = ring[0];
 #pragma unroll
-      for (int k = 0; k + 1 < SS_AHEAD; k++)
+      for (int k = 0; k + 1 < StripFp32::AHEAD; k++)
         ring[k] = ring[k + 1];
-      ring[SS_AHEAD - 1] = me.template fetch < GATHER > (next);
+      ring[StripFp32::AHEAD - 1] = me.template fetch < GATHER > (next);
       next += src.pitch;
       /* counted from this chunk: output rows j .. j + 2r, whose ring slots
        * are those of their rows in the strip (chunks are 2r+1 rows) */
@@ -333,21 +339,22 @@ sep_strip_rows_of (const ChannelArgs & src, const ChannelArgs & dst,
    * no chunk, as chunks * (2r+1) rows leave the slots where they were (the
    * chunks' loads ahead stay inside the strip: ss_tail_rows) */
 #pragma unroll
-  for (int k = 0; k < SS_AHEAD; k++)
+  for (int k = 0; k < StripFp32::AHEAD; k++)
     ahead[k] = ring[k];
 #pragma unroll
   for (int t = 0; t < TAIL; t++) {
-    const QuadT q = ahead[t % SS_AHEAD];
-    if (t + SS_AHEAD < TAIL)
-      ahead[t % SS_AHEAD] = fetch_any (tail0 + t + SS_AHEAD);
+    const QuadT q = ahead[t % StripFp32::AHEAD];
+    if (t + StripFp32::AHEAD < TAIL)
+      ahead[t % StripFp32::AHEAD] = fetch_any (tail0 + t + StripFp32::AHEAD);
     column (MAIN0 + t, q, t, t + 2 * R < TAIL - 1 ? t + 2 * R : TAIL - 1);
     row (stage[(chunks + t) & 1], t % SIDE);
   }
 }
 
 template < typename T, int R >
-__global__ void __launch_bounds__ (SS_LANES * SS_WARPS,
-    blocks_that_fit (SS_LANES * SS_WARPS, SS_SM_WARPS / SS_WARPS))
+__global__ void __launch_bounds__ (StripFp32::LANES * StripFp32::WARPS,
+    blocks_that_fit (StripFp32::LANES * StripFp32::WARPS, StripFp32::SM_WARPS
+        / StripFp32::WARPS))
 conv_separable_strip (ChannelArgs src, ChannelArgs dst,
     const __grid_constant__ TapsSeparable < R > taps, float offset,
     CcBorder border, int chunks)
@@ -358,11 +365,12 @@ conv_separable_strip (ChannelArgs src, ChannelArgs dst,
   /* per warp a chunk's rows (ss_stage_rows); the rows outside the chunks
    * alternate between two, so that one __syncwarp per row orders a row's
    * writes after the reads of the row before the last */
-  __shared__ float4 stage[SS_WARPS][ss_stage_rows < R > ()][SS_LANES + 2 * HL];
+  __shared__ float4 stage[StripFp32::WARPS][ss_stage_rows < R
+      > ()][StripFp32::LANES + 2 * HL];
 
   const int lane = threadIdx.x;
   const int x0 = blockIdx.x * ss_tile_w < R > ();
-  const int strip_y0 = (blockIdx.y * SS_WARPS + threadIdx.y) * rows;
+  const int strip_y0 = (blockIdx.y * StripFp32::WARPS + threadIdx.y) * rows;
   /* the whole warp leaves together: no __syncwarp is left waiting */
   if (strip_y0 >= src.height)
     return;
@@ -387,13 +395,14 @@ conv_separable_strip (ChannelArgs src, ChannelArgs dst,
 
   /* the pads beside the lanes' entries, which only halo lanes read */
   if (HL > 0 && lane < 2 * HL) {
-    const int pad = lane < HL ? lane : SS_LANES + lane;
+    const int pad = lane < HL ? lane : StripFp32::LANES + lane;
     for (int k = 0; k < ss_stage_rows < R > (); k++)
       stage[threadIdx.y][k][pad] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
   }
 
   /* the warps whose quads reach past a side of the plane */
-  const bool side = x0 - SS_V * HL < 0 || x0 + SS_V * (SS_LANES - HL) >
+  const bool side = x0 - StripFp32::V * HL < 0 || x0 + StripFp32::V
+      * (StripFp32::LANES - HL) >
       src.width;
   if (side)
     sep_strip_rows_of < T, R, true > (src, dst, me, y0, border, wc, wr, first,

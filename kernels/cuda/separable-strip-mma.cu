@@ -12,7 +12,7 @@ resident_warps ()
   const int blocks = per_device (known,[](int) {
         int n = 0;
         if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
-                conv_separable_mma_strip < T, R >, MS_LANES, 0) ==
+                conv_separable_mma_strip < T, R >, StripMma::LANES, 0) ==
             cudaSuccess)
           return n;
         /* one step per strip then; the launch must not report this */
@@ -54,7 +54,7 @@ launch_separable_strip_mma (const Launch & l)
         if (steps == 0)
           return cudaErrorInvalidValue;
         conv_separable_mma_strip < T, R > <<<ms_strip_grid (l.width,
-                l.height, steps), MS_LANES, 0, l.stream>>> (l.src, l.dst,
+                l.height, steps), StripMma::LANES, 0, l.stream>>> (l.src, l.dst,
             taps_separable < R > (*l.filter), l.offset, l.border, steps);
         return cudaGetLastError ();
       });

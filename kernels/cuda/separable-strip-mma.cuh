@@ -1,12 +1,12 @@
-/* cudaconv: the separable path at radii 3 to MS_MAX_RADIUS on planes of
+/* cudaconv: the separable path at radii 3 to STRIP_MMA_MAX_RADIUS on planes of
  * one sample per pixel, on the tensor cores, streaming: each warp walks
  * down a strip of its own, with no block-wide staging and no
  * __syncthreads.
  *
- * A warp owns MS_TILE_W output columns and 16 S output rows (S steps,
+ * A warp owns StripMma::TILE_W output columns and 16 S output rows (S steps,
  * picked by the host). Its input arrives 16 rows at a time ("blocks": plane
- * rows y0 - 8 + 16 b .. + 15, MS_WINDOW samples wide from 8 columns left of
- * the strip), copied as raw bytes into a per-warp ring of shared memory
+ * rows y0 - 8 + 16 b .. + 15, StripMma::WINDOW samples wide from 8 columns left
+ * of the strip), copied as raw bytes into a per-warp ring of shared memory
  * (cp.async), a step ahead of use. Per step and per group of 16 columns:
  *  - column pass: mid (16 rows x 16 columns) = A x window, A the 16 x 32
  *    band of the column taps (two k-steps: the two blocks that reach 8 rows
@@ -57,34 +57,38 @@
 #include "mma.cuh"
 #include "radii.cuh"
 
-#define MS_LANES 32
-/* a group: the 16 columns of one column-pass item and one row-pass item */
-#define MS_GROUP_W 16
-/* output groups per warp: 128 columns, 144 window columns (9 groups),
- * 2,040 warps on a 3840x2160 plane at 2 steps */
-#define MS_GROUPS 8
-#define MS_TILE_W (MS_GROUPS * MS_GROUP_W)
-/* the mid groups: one more, as mid starts 8 columns left of the outputs */
-#define MS_MID_GROUPS (MS_GROUPS + 1)
-#define MS_WINDOW (MS_MID_GROUPS * MS_GROUP_W)
-#define MS_BLOCK_ROWS 16
-/* blocks in the ring: the two a step reads and the one copied meanwhile */
-#define MS_RING 3
-/* the bytes one cp.async copies: the window starts 8 columns left of a
- * 16-column boundary, so 8 bytes keep every piece aligned in 8-bit rows */
-#define MS_PIECE 8
-/* warps per SM that the register budget is set for (128 registers) */
-#define MS_SM_WARPS 16
+/* The family's tuning. */
+struct StripMma {
+  static constexpr int LANES = 32;
+  /* a group: the 16 columns of one column-pass item and one row-pass item */
+  static constexpr int GROUP_W = 16;
+  /* output groups per warp: 128 columns, 2,040 warps on a 3840x2160 plane
+   * at 2 steps */
+  static constexpr int GROUPS = 8;
+  static constexpr int TILE_W = GROUPS * GROUP_W;
+  /* one more group for the column pass, which starts 8 columns left of the
+   * outputs */
+  static constexpr int MID_GROUPS = GROUPS + 1;
+  static constexpr int WINDOW = MID_GROUPS * GROUP_W;
+  static constexpr int BLOCK_ROWS = 16;
+  /* blocks in the ring: the two a step reads and the one copied meanwhile */
+  static constexpr int RING = 3;
+  /* the bytes one cp.async copies: the window starts 8 columns left of a
+   * 16-column boundary, so 8 bytes keep every piece aligned in 8-bit rows */
+  static constexpr int PIECE = 8;
+  /* warps per SM that the register budget is set for (128 registers) */
+  static constexpr int SM_WARPS = 16;
+};
 
 /* bytes of a sample, of a window row, and the pieces of a block */
 template < typename T > struct MsShape {
-  static constexpr int ROW_BYTES = MS_WINDOW * (int) sizeof (T);
-  static constexpr int PIECE_SAMPLES = MS_PIECE / (int) sizeof (T);
-  static constexpr int PIECES_PER_ROW = ROW_BYTES / MS_PIECE;
-  static constexpr int PIECES_PER_LANE = MS_BLOCK_ROWS * PIECES_PER_ROW /
-      MS_LANES;
-  static constexpr int BLOCK_BYTES = MS_BLOCK_ROWS * ROW_BYTES;
-  static_assert (MS_BLOCK_ROWS * PIECES_PER_ROW % MS_LANES == 0,
+  static constexpr int ROW_BYTES = StripMma::WINDOW * (int) sizeof (T);
+  static constexpr int PIECE_SAMPLES = StripMma::PIECE / (int) sizeof (T);
+  static constexpr int PIECES_PER_ROW = ROW_BYTES / StripMma::PIECE;
+  static constexpr int PIECES_PER_LANE = StripMma::BLOCK_ROWS * PIECES_PER_ROW /
+      StripMma::LANES;
+  static constexpr int BLOCK_BYTES = StripMma::BLOCK_ROWS * ROW_BYTES;
+  static_assert (StripMma::BLOCK_ROWS * PIECES_PER_ROW % StripMma::LANES == 0,
       "every lane copies as many pieces");
   static_assert (8 % PIECE_SAMPLES == 0, "the left ghosts are whole pieces");
 };
@@ -102,8 +106,9 @@ ms_strip_fits (const ChannelArgs & c)
 __host__ __forceinline__ dim3
 ms_strip_grid (int width, int height, int steps)
 {
-  const int rows = MS_BLOCK_ROWS * steps;
-  return dim3 ((width + MS_TILE_W - 1) / MS_TILE_W, (height + rows - 1) /
+  const int rows = StripMma::BLOCK_ROWS * steps;
+  return dim3 ((width + StripMma::TILE_W - 1) / StripMma::TILE_W, (height
+      + rows - 1) /
       rows);
 }
 
@@ -116,7 +121,7 @@ __host__ __forceinline__ int
 ms_strip_steps (int width, int height, long long resident)
 {
   int steps = 1;
-  while (resident > 0 && MS_BLOCK_ROWS * steps < height) {
+  while (resident > 0 && StripMma::BLOCK_ROWS * steps < height) {
     const dim3 g = ms_strip_grid (width, height, steps);
     if ((long long) g.x * g.y <= resident)
       break;
@@ -163,7 +168,7 @@ struct MsBands {
 /* taps[0] the column taps, taps[1] the row taps, in shared memory: the
  * lanes want different taps, which constant-bank loads would serialize */
 template < typename T, int R > __device__ __forceinline__ void
-ms_build_bands (const float (*taps)[2 * MS_MAX_RADIUS + 1], MsBands & b)
+ms_build_bands (const float (*taps)[2 * STRIP_MMA_MAX_RADIUS + 1], MsBands & b)
 {
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const int e_col = scale_exponent (tap_magnitudes < 2 * R + 1 > (taps[0]).y *
@@ -268,8 +273,8 @@ template < typename T > struct MsColumns {
     partial_from = S::PIECE_SAMPLES * hi;
     partial_to = edge % S::PIECE_SAMPLES && hi < S::PIECES_PER_ROW ? edge :
         partial_from;
-    right = min (edge, MS_WINDOW);
-    right_end = min (edge + 8, MS_WINDOW);
+    right = min (edge, StripMma::WINDOW);
+    right_end = min (edge + 8, StripMma::WINDOW);
   }
   __device__ __forceinline__ bool has_ghosts () const
   {
@@ -292,20 +297,20 @@ ms_load_block (uint8_t * to, const ChannelArgs & src, int x0, int first,
       border);
   int row = lane / S::PIECES_PER_ROW, piece = lane % S::PIECES_PER_ROW;
   const int left = (x0 - 8) * (int) sizeof (T);
-  to += MS_PIECE * lane;
+  to += StripMma::PIECE * lane;
 #pragma unroll
   for (int j = 0; j < S::PIECES_PER_LANE; j++) {
     const int y = __shfl_sync (0xffffffffu, mapped, row);
-    uint8_t *at = to + MS_PIECE * MS_LANES * j;
+    uint8_t *at = to + StripMma::PIECE * StripMma::LANES * j;
     if (piece >= cols.lo && piece < cols.hi) {
       if (y >= 0)
         ms_copy_piece (at, src.data + (size_t) y * src.pitch + (left +
-                MS_PIECE * piece));
+                StripMma::PIECE * piece));
       else
         *reinterpret_cast < uint2 * >(at) = make_uint2 (0u, 0u);
     }
-    piece += MS_LANES % S::PIECES_PER_ROW;
-    row += MS_LANES / S::PIECES_PER_ROW;
+    piece += StripMma::LANES % S::PIECES_PER_ROW;
+    row += StripMma::LANES / S::PIECES_PER_ROW;
     if (piece >= S::PIECES_PER_ROW) {
       piece -= S::PIECES_PER_ROW;
       row++;
@@ -327,16 +332,17 @@ ms_gather_columns (uint8_t * to, ChannelArgs src, int x0, int first,
   constexpr int IN_FLIGHT = 4;
   T *block = reinterpret_cast < T * >(to);
 #pragma unroll 1
-  for (int k0 = 0; k0 < MS_BLOCK_ROWS * n; k0 += IN_FLIGHT * MS_LANES) {
+  for (int k0 = 0; k0 < StripMma::BLOCK_ROWS * n; k0 += IN_FLIGHT
+      * StripMma::LANES) {
     int at[IN_FLIGHT];
     unsigned v[IN_FLIGHT];
 #pragma unroll
     for (int q = 0; q < IN_FLIGHT; q++) {
-      const int k = k0 + q * MS_LANES + lane;
+      const int k = k0 + q * StripMma::LANES + lane;
       const int r = k / n, col = from + k - r * n;
       const int y = cc_border_index (first + r, src.height, border);
       const int x = cc_border_index (x0 - 8 + col, src.width, border);
-      at[q] = k < MS_BLOCK_ROWS * n ? MS_WINDOW * r + col : -1;
+      at[q] = k < StripMma::BLOCK_ROWS * n ? StripMma::WINDOW * r + col : -1;
       v[q] = at[q] >= 0 && y >= 0 && x >= 0 ? (unsigned) __ldg (reinterpret_cast
           < const T * >(src.data + (size_t) y * src.pitch) + x) : 0u;
     }
@@ -398,7 +404,8 @@ template < typename T > struct MsGhostFill {
 
   __device__ __forceinline__ void fill (uint8_t * block) const
   {
-    T *row = reinterpret_cast < T * >(block) + MS_WINDOW * (threadIdx.x & 15);
+    T *row = reinterpret_cast < T * >(block) + StripMma::WINDOW
+        * (threadIdx.x & 15);
     T v[8];
 #pragma unroll
     for (int k = 0; k < 8; k++) {
@@ -448,7 +455,8 @@ ms_column_pass (const uint8_t * ld, int u, const MsBands & bands,
     float part[2][4];
     if (sizeof (T) == 2 || h == 0)
       load_matrices_transposed < 4 > (m, reinterpret_cast < const __half * >
-          (ld + MS_GROUP_W * sizeof (T) * u + 16 * h * (sizeof (T) - 1)));
+          (ld + StripMma::GROUP_W * sizeof (T) * u + 16 * h * (sizeof (T)
+              - 1)));
 #pragma unroll
     for (int b = 0; b < planes; b++) {
       /* 8-bit: bytes of parity h; 16-bit: byte b of each sample */
@@ -484,23 +492,24 @@ ms_row_products (float (&acc)[4], const unsigned (&hi)[4],
 }
 
 template < typename T, int R >
-__global__ void __launch_bounds__ (MS_LANES, blocks_that_fit (MS_LANES,
-        MS_SM_WARPS))
+__global__ void __launch_bounds__ (StripMma::LANES,
+    blocks_that_fit (StripMma::LANES,
+        StripMma::SM_WARPS))
 conv_separable_mma_strip (ChannelArgs src, ChannelArgs dst,
     const __grid_constant__ TapsSeparable < R > filter, float offset,
     CcBorder border, int steps)
 {
   typedef MsShape < T > S;
-  static_assert (R <= MS_MAX_RADIUS, "two k-steps of 16 rows");
-  __shared__ __align__ (16) uint8_t ring[MS_RING][S::BLOCK_BYTES];
-  __shared__ float taps[2][2 * MS_MAX_RADIUS + 1];
+  static_assert (R <= STRIP_MMA_MAX_RADIUS, "two k-steps of 16 rows");
+  __shared__ __align__ (16) uint8_t ring[StripMma::RING][S::BLOCK_BYTES];
+  __shared__ float taps[2][2 * STRIP_MMA_MAX_RADIUS + 1];
 
   const int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
-  const int x0 = blockIdx.x * MS_TILE_W;
-  const int y0 = blockIdx.y * MS_BLOCK_ROWS * steps;
+  const int x0 = blockIdx.x * StripMma::TILE_W;
+  const int y0 = blockIdx.y * StripMma::BLOCK_ROWS * steps;
   /* the strip's steps that hold rows of the plane */
-  const int n_steps = min (steps, (src.height - y0 + MS_BLOCK_ROWS - 1) /
-      MS_BLOCK_ROWS);
+  const int n_steps = min (steps, (src.height - y0 + StripMma::BLOCK_ROWS - 1) /
+      StripMma::BLOCK_ROWS);
   const MsColumns < T > cols (x0, src.width);
   const bool gathers = cols.partial_to > cols.partial_from
       || (border == CC_BORDER_WRAP && cols.has_ghosts ());
@@ -534,11 +543,11 @@ conv_separable_mma_strip (ChannelArgs src, ChannelArgs dst,
      * of block i + 2 takes */
     __syncwarp ();
     if (i + 2 <= n_steps) {
-      const int first = y0 - 8 + MS_BLOCK_ROWS * (i + 2);
-      ms_load_block < T > (ring[(i + 2) % MS_RING], src, x0, first, cols,
+      const int first = y0 - 8 + StripMma::BLOCK_ROWS * (i + 2);
+      ms_load_block < T > (ring[(i + 2) % StripMma::RING], src, x0, first, cols,
           border);
       if (gathers)
-        ms_gather_block < T > (ring[(i + 2) % MS_RING], src, x0, first,
+        ms_gather_block < T > (ring[(i + 2) % StripMma::RING], src, x0, first,
             cols, border);
     }
     ms_copies_commit ();
@@ -550,20 +559,20 @@ conv_separable_mma_strip (ChannelArgs src, ChannelArgs dst,
       /* the blocks that just landed: i + 1, and at the start block 0 */
       if (i == 0)
         ghosts.fill (ring[0]);
-      ghosts.fill (ring[(i + 1) % MS_RING]);
+      ghosts.fill (ring[(i + 1) % StripMma::RING]);
       __syncwarp ();
     }
 
-    const uint8_t *ld = ring[(i + ld_block) % MS_RING] + S::ROW_BYTES *
+    const uint8_t *ld = ring[(i + ld_block) % StripMma::RING] + S::ROW_BYTES *
         ld_row;
-    const int y = y0 + MS_BLOCK_ROWS * i;
-    const bool rows_inside = y + MS_BLOCK_ROWS <= dst.height;
+    const int y = y0 + StripMma::BLOCK_ROWS * i;
+    const bool rows_inside = y + StripMma::BLOCK_ROWS <= dst.height;
     char *out = dst.data + (size_t) (y + g) * dst.pitch + (x0 + 4 * t) *
         sizeof (T);
     /* the sums of output group u, started by mid group u */
     float open[2][4];
 #pragma unroll
-    for (int u = 0; u < MS_MID_GROUPS; u++) {
+    for (int u = 0; u < StripMma::MID_GROUPS; u++) {
       float c[2][4];
       ms_column_pass < T > (ld, u, bands, c);
       /* as the row pass's A: rows g, g + 8 of k 2t, 2t + 1 (n-tile 0),
@@ -594,8 +603,8 @@ conv_separable_mma_strip (ChannelArgs src, ChannelArgs dst,
             dst);
         const Packed bottom_packed = pack_floor_saturated ((T *) nullptr,
             bottom, dst);
-        const int gx = MS_GROUP_W * (u - 1);
-        if (rows_inside && x0 + gx + MS_GROUP_W <= dst.width) {
+        const int gx = StripMma::GROUP_W * (u - 1);
+        if (rows_inside && x0 + gx + StripMma::GROUP_W <= dst.width) {
           *reinterpret_cast < Packed * >(out + gx * sizeof (T)) = top_packed;
           *reinterpret_cast < Packed * >(out + gx * sizeof (T) +
               8 * dst.pitch) = bottom_packed;
@@ -604,7 +613,7 @@ conv_separable_mma_strip (ChannelArgs src, ChannelArgs dst,
               top_packed, bottom_packed);
         }
       }
-      if (u + 1 < MS_MID_GROUPS) {
+      if (u + 1 < StripMma::MID_GROUPS) {
 #pragma unroll
         for (int q = 0; q < 2; q++) {
 #pragma unroll

@@ -13,8 +13,8 @@
  * is rounded between them, so the result matches the 2D filter. 2(2r+1)
  * multiply-adds per sample instead of (2r+1)^2.
  *
- * Row pass: a thread computes SEP_FP32_RUN consecutive outputs of one row from
- * SEP_FP32_RUN + 2r samples read as 16-byte vectors. Consecutive lanes take
+ * Row pass: a thread computes TileFp32::RUN consecutive outputs of one row from
+ * TileFp32::RUN + 2r samples read as 16-byte vectors. Consecutive lanes take
  * consecutive rows, and both row pitches are 4 floats past a multiple of 8,
  * so the eight lanes of each vector phase hit eight different bank groups. */
 #ifndef CUDACONV_SEPARABLE_FP32_CUH
@@ -22,7 +22,10 @@
 
 #include "device.cuh"
 
-#define SEP_FP32_RUN 8
+/* The family's tuning: outputs per thread in each pass. */
+struct TileFp32 {
+  static constexpr int RUN = 8;
+};
 
 /* the smallest multiple of 4 >= n that is 4 more than a multiple of 8 */
 constexpr int
@@ -32,20 +35,20 @@ sep_fp32_pitch (int n)
 }
 
 /* The window starts LEAD columns left of the tile's halo (WindowStage), so
- * run q's outputs read shared columns q * SEP_FP32_RUN + LEAD onwards: its
- * vector window starts at the aligned q * SEP_FP32_RUN and is LEAD
+ * run q's outputs read shared columns q * TileFp32::RUN + LEAD onwards: its
+ * vector window starts at the aligned q * TileFp32::RUN and is LEAD
  * longer. */
 template < int R > struct SepFp32Layout {
   static constexpr int LEAD = quad_lead < R > ();
-  static constexpr int IN_W = NS_TILE_W + 2 * R;
-  static constexpr int IN_H = NS_TILE_H + 2 * R;
-  static constexpr int RUN_WIN = round_up4 (LEAD + SEP_FP32_RUN + 2 * R);
-  static constexpr int RUNS = NS_TILE_W / SEP_FP32_RUN;
+  static constexpr int IN_W = Tile64::TILE_W + 2 * R;
+  static constexpr int IN_H = Tile64::TILE_H + 2 * R;
+  static constexpr int RUN_WIN = round_up4 (LEAD + TileFp32::RUN + 2 * R);
+  static constexpr int RUNS = Tile64::TILE_W / TileFp32::RUN;
   static constexpr int IN_PITCH = sep_fp32_pitch (LEAD + IN_W);
-  static constexpr int MID_PITCH = sep_fp32_pitch (NS_TILE_W);
+  static constexpr int MID_PITCH = sep_fp32_pitch (Tile64::TILE_W);
   static constexpr size_t BYTES = sizeof (float) * IN_H * (IN_PITCH +
       MID_PITCH);
-  static_assert ((RUNS - 1) * SEP_FP32_RUN + RUN_WIN <= IN_PITCH,
+  static_assert ((RUNS - 1) * TileFp32::RUN + RUN_WIN <= IN_PITCH,
       "the last run's vector window stays inside its row");
 };
 
@@ -70,18 +73,18 @@ correlate_run (const float (&taps)[SIDE], const float (&win)[WIN],
 /* From r8 the budget of 3 blocks per SM: left to itself, ptxas held 16-bit
  * r10 to 64 registers and spilled (7% slower at 3840x2160). */
 template < typename T, int R >
-__global__ void __launch_bounds__ (NS_THREADS, R >= 8 ? 3 : 1)
+__global__ void __launch_bounds__ (Tile64::THREADS, R >= 8 ? 3 : 1)
 conv_separable_fp32 (ChannelArgs src, ChannelArgs dst,
     const __grid_constant__ TapsSeparable < R > taps, float offset,
     CcBorder border, TileGrid tiles)
 {
   typedef SepFp32Layout < R > L;
   constexpr int SIDE = 2 * R + 1;
-  constexpr int WIN = NS_RUN + 2 * R;
+  constexpr int WIN = Tile64::RUN + 2 * R;
   extern __shared__ float4 shared_vec[];
   float *tile = reinterpret_cast < float *>(shared_vec);
   float *mid = tile + L::IN_H * L::IN_PITCH;
-  const int tid = threadIdx.y * NS_THREADS_X + threadIdx.x;
+  const int tid = threadIdx.y * Tile64::THREADS_X + threadIdx.x;
 
   float wr[SIDE], wc[SIDE];
 #pragma unroll
@@ -90,16 +93,17 @@ conv_separable_fp32 (ChannelArgs src, ChannelArgs dst,
     wc[j] = taps.col[j];
   }
 
-  const int x0 = tile_x0 (tiles, blockIdx.x, NS_TILE_W);
-  const int y0 = tile_y0 (tiles, blockIdx.x, NS_TILE_H);
-  WindowStage < T, L::IN_W, L::IN_H, L::LEAD, L::IN_PITCH, NS_THREADS > ().fill
+  const int x0 = tile_x0 (tiles, blockIdx.x, Tile64::TILE_W);
+  const int y0 = tile_y0 (tiles, blockIdx.x, Tile64::TILE_H);
+  WindowStage < T, L::IN_W, L::IN_H, L::LEAD, L::IN_PITCH, Tile64::THREADS
+      > ().fill
       (tile, src, x0 - R, y0 - R, border);
   __syncthreads ();
 
-  for (int item = tid; item < L::IN_H * L::RUNS; item += NS_THREADS) {
+  for (int item = tid; item < L::IN_H * L::RUNS; item += Tile64::THREADS) {
     const int run = item / L::IN_H, row = item - run * L::IN_H;
     const float4 *in = reinterpret_cast < const float4 *>(tile +
-        row * L::IN_PITCH + run * SEP_FP32_RUN);
+        row * L::IN_PITCH + run * TileFp32::RUN);
     float win[L::RUN_WIN];
 #pragma unroll
     for (int q = 0; q < L::RUN_WIN / 4; q++) {
@@ -109,27 +113,27 @@ conv_separable_fp32 (ChannelArgs src, ChannelArgs dst,
       win[4 * q + 2] = v.z;
       win[4 * q + 3] = v.w;
     }
-    float out[SEP_FP32_RUN];
+    float out[TileFp32::RUN];
     correlate_run < L::LEAD > (wr, win, out);
     float4 *to = reinterpret_cast < float4 *>(mid + row * L::MID_PITCH +
-        run * SEP_FP32_RUN);
+        run * TileFp32::RUN);
 #pragma unroll
-    for (int q = 0; q < SEP_FP32_RUN / 4; q++)
+    for (int q = 0; q < TileFp32::RUN / 4; q++)
       to[q] = make_float4 (out[4 * q], out[4 * q + 1], out[4 * q + 2],
           out[4 * q + 3]);
   }
   __syncthreads ();
 
-  const float *column = mid + threadIdx.y * NS_RUN * L::MID_PITCH +
+  const float *column = mid + threadIdx.y * Tile64::RUN * L::MID_PITCH +
       threadIdx.x;
   float win[WIN];
 #pragma unroll
   for (int m = 0; m < WIN; m++)
     win[m] = column[m * L::MID_PITCH];
-  float acc[NS_RUN];
+  float acc[Tile64::RUN];
   correlate_run < 0 > (wc, win, acc);
-  store_column < T, NS_RUN > (dst, x0 + threadIdx.x,
-      y0 + threadIdx.y * NS_RUN, acc, offset);
+  store_column < T, Tile64::RUN > (dst, x0 + threadIdx.x,
+      y0 + threadIdx.y * Tile64::RUN, acc, offset);
 }
 
 #endif /* CUDACONV_SEPARABLE_FP32_CUH */

@@ -26,49 +26,54 @@
 #include "device.cuh"
 #include "mma.cuh"
 
-#define SEP_WARPS (NS_THREADS / 32)
-#define SEP_BLOCKS (NS_TILE_H / MMA_M)
-/* band[p] holds taps d and d + 1 for d = p - SEP_BAND_ZERO: a fragment
- * register's pair reaches d = -15 */
-#define SEP_BAND_ZERO (MMA_M - 1)
-/* the column band is built by threads 0 .., the row band by the threads
- * from here on */
-#define SEP_ROW_BAND_THREAD 64
+/* The family's shape, on the 64 x 64 tile (Tile64). */
+struct TileMma {
+  static constexpr int WARPS = Tile64::THREADS / 32;
+  static constexpr int BLOCKS = Tile64::TILE_H / MMA_M;
+  /* band[p] holds taps d and d + 1 for d = p - BAND_ZERO: a fragment
+   * register's pair reaches d = -15 */
+  static constexpr int BAND_ZERO = MMA_M - 1;
+  /* the column band is built by threads 0 .., the row band by the threads
+   * from here on */
+  static constexpr int ROW_BAND_THREAD = 64;
+};
 
 /* the warp's index in the block */
 __device__ __forceinline__ int
 sep_warp ()
 {
-  return (threadIdx.y * NS_THREADS_X + threadIdx.x) >> 5;
+  return (threadIdx.y * Tile64::THREADS_X + threadIdx.x) >> 5;
 }
 
 template < int R > struct SepLayout {
   /* window column c is shared column LEAD + c, its quads aligned */
   static constexpr int LEAD = quad_lead < R > ();
-  static constexpr int IN_H = NS_TILE_H + 2 * R;
+  static constexpr int IN_H = Tile64::TILE_H + 2 * R;
   /* the row pass: out columns n0 .. n0 + 7 take mid columns n0 + LEAD ..
    * n0 + LEAD + 7 + 2r, K columns from n0 on */
   static constexpr int ROW_KSTEPS = (MMA_N + 2 * R + LEAD + MMA_K - 1) /
       MMA_K;
-  static constexpr int MID_COLS = NS_TILE_W - MMA_N + ROW_KSTEPS * MMA_K;
+  static constexpr int MID_COLS = Tile64::TILE_W - MMA_N + ROW_KSTEPS * MMA_K;
   static constexpr int CHUNKS = MID_COLS / MMA_N;
   /* the window staged is as wide as mid, so every half read is written */
   static constexpr int STAGE_W = MID_COLS - LEAD;
   /* the column pass: 16 output rows take 16 + 2r window rows, K of them */
   static constexpr int COL_KSTEPS = (MMA_M + 2 * R + MMA_K - 1) / MMA_K;
-  static constexpr int STAGE_H = NS_TILE_H - MMA_M + COL_KSTEPS * MMA_K;
+  static constexpr int STAGE_H = Tile64::TILE_H - MMA_M + COL_KSTEPS * MMA_K;
   /* halves; an odd number of 16-byte units, so that the 8 rows of one
    * ldmatrix hit 8 different bank groups */
   static constexpr int HALF_PITCH = MID_COLS / 8 % 2 ? MID_COLS :
       MID_COLS + 8;
   static constexpr int PLANE_HALVES = STAGE_H * HALF_PITCH;
-  static constexpr int MID_HALVES = NS_TILE_H * HALF_PITCH;
+  static constexpr int MID_HALVES = Tile64::TILE_H * HALF_PITCH;
   /* the bands' pairs, every one a lane's fragments take */
   static constexpr int COL_BAND = COL_KSTEPS * MMA_K + MMA_M;
   static constexpr int ROW_BAND = ROW_KSTEPS * MMA_K + MMA_M;
-  static_assert (COL_BAND <= SEP_ROW_BAND_THREAD && SEP_ROW_BAND_THREAD +
-      ROW_BAND <= NS_THREADS, "a thread per band pair");
-  static_assert (NS_TILE_W / MMA_N == SEP_WARPS, "a warp per output chunk");
+  static_assert (COL_BAND <= TileMma::ROW_BAND_THREAD
+      && TileMma::ROW_BAND_THREAD +
+      ROW_BAND <= Tile64::THREADS, "a thread per band pair");
+  static_assert (Tile64::TILE_W / MMA_N == TileMma::WARPS,
+      "a warp per output chunk");
 
   /* shared memory: the window's plane (the rounded tile reuses it), mid's
    * high and low planes, the bands (high and low), three scales */
@@ -85,7 +90,7 @@ template < int R > struct SepLayout {
  * a row, so that the rows a warp's lanes write fall in different bank
  * groups. */
 struct OutTile {
-  static constexpr int PITCH = NS_TILE_W + 16;
+  static constexpr int PITCH = Tile64::TILE_W + 16;
 };
 
 /* Where WindowStage puts the window: fp16, HALF_PITCH halves per row
@@ -110,20 +115,20 @@ template < int HALF_PITCH > struct HalfSink {
   }
 };
 
-/* Pairs (taps[d], taps[d + 1]), d = p - SEP_BAND_ZERO, scaled by 2^e and
+/* Pairs (taps[d], taps[d + 1]), d = p - TileMma::BAND_ZERO, scaled by 2^e and
  * split into fp16 halves: hi[p] and lo[p], by thread p. */
 __device__ __forceinline__ void
 build_band (const float *taps, int side, int e, int p, unsigned *hi,
     unsigned *lo)
 {
-  const int d = p - SEP_BAND_ZERO;
+  const int d = p - TileMma::BAND_ZERO;
   const float scale = pow2f (e);
   const float2 pair = make_float2 (d >= 0 && d < side ? taps[d] * scale :
       0.0f, d + 1 >= 0 && d + 1 < side ? taps[d + 1] * scale : 0.0f);
   split_to_halves (pair, hi[p], lo[p]);
 }
 
-/* The column band and the row band (see SEP_ROW_BAND_THREAD), and the
+/* The column band and the row band (see TileMma::ROW_BAND_THREAD), and the
  * scales: scales[0] takes a column sum to mid as stored (below 2^15, so
  * that fp16 holds it), scales[1] and scales[2] undo mid's and the row
  * taps' scaling. */
@@ -143,14 +148,14 @@ build_bands (const TapsSeparable < R > &filter, int tid, unsigned *col_band,
       scales[1] = pow2f (-e_mid);
     }
     build_band (taps, SIDE, e, tid, col_band, col_band + L::COL_BAND);
-  } else if (tid >= SEP_ROW_BAND_THREAD
-      && tid < SEP_ROW_BAND_THREAD + L::ROW_BAND) {
+  } else if (tid >= TileMma::ROW_BAND_THREAD
+      && tid < TileMma::ROW_BAND_THREAD + L::ROW_BAND) {
     const float *taps = filter.row;
     const int e = scale_exponent (tap_magnitudes < SIDE > (taps).x,
         HALF_TAP_TOP);
-    if (tid == SEP_ROW_BAND_THREAD)
+    if (tid == TileMma::ROW_BAND_THREAD)
       scales[2] = pow2f (-e);
-    build_band (taps, SIDE, e, tid - SEP_ROW_BAND_THREAD, row_band,
+    build_band (taps, SIDE, e, tid - TileMma::ROW_BAND_THREAD, row_band,
         row_band + L::ROW_BAND);
   }
 }
@@ -163,7 +168,7 @@ band_fragments (const unsigned *band, int shift, const int (&offsets)[N],
     unsigned (&out)[2][STEPS][N])
 {
   const int lane = threadIdx.x & 31;
-  const int base = 2 * (lane & 3) - (lane >> 2) + shift + SEP_BAND_ZERO;
+  const int base = 2 * (lane & 3) - (lane >> 2) + shift + TileMma::BAND_ZERO;
 #pragma unroll
   for (int h = 0; h < 2; h++)
 #pragma unroll
@@ -186,7 +191,7 @@ column_pass (const __half * window, const unsigned *band, float to_mid,
 {
   typedef SepLayout < R > L;
   constexpr int BLOCKS_PER_ITEM = 2;
-  constexpr int ITEMS_PER_CHUNK = SEP_BLOCKS / BLOCKS_PER_ITEM;
+  constexpr int ITEMS_PER_CHUNK = TileMma::BLOCKS / BLOCKS_PER_ITEM;
   const int lane = threadIdx.x & 31, warp = sep_warp ();
   const int g = lane >> 2, t = lane & 3;
 
@@ -197,7 +202,7 @@ column_pass (const __half * window, const unsigned *band, float to_mid,
 
 #pragma unroll 1
   for (int item = warp; item < L::CHUNKS * ITEMS_PER_CHUNK;
-      item += SEP_WARPS) {
+      item += TileMma::WARPS) {
     const int chunk = item / ITEMS_PER_CHUNK;
     const int first = (item - chunk * ITEMS_PER_CHUNK) * BLOCKS_PER_ITEM;
     /* acc[block][high or low half of A] */
@@ -269,7 +274,7 @@ row_pass (const __half * mid, const unsigned *band, float from_mid,
   const __half *rows = mid + (lane & 15) * L::HALF_PITCH + MMA_N * warp +
       8 * (lane >> 4);
 #pragma unroll
-  for (int blk = 0; blk < SEP_BLOCKS; blk++) {
+  for (int blk = 0; blk < TileMma::BLOCKS; blk++) {
     /* hi x hi apart from the two smaller products */
     float big[4] = { }, small[4] = { };
 #pragma unroll
@@ -303,12 +308,12 @@ __device__ __forceinline__ void
 store_tile (const uint8_t * out, const ChannelArgs & dst, int x0, int y0,
     int tid)
 {
-  constexpr int VECS = NS_TILE_W / 16;
+  constexpr int VECS = Tile64::TILE_W / 16;
   if (dst.pixel_stride == 1 && ((reinterpret_cast < uintptr_t > (dst.data) |
-              dst.pitch) & 15) == 0 && x0 + NS_TILE_W <= dst.width
-      && y0 + NS_TILE_H <= dst.height) {
+              dst.pitch) & 15) == 0 && x0 + Tile64::TILE_W <= dst.width
+      && y0 + Tile64::TILE_H <= dst.height) {
 #pragma unroll
-    for (int k = tid; k < NS_TILE_H * VECS; k += NS_THREADS) {
+    for (int k = tid; k < Tile64::TILE_H * VECS; k += Tile64::THREADS) {
       const int row = k / VECS, v = k - row * VECS;
       reinterpret_cast < uint4 * >(dst.data + (size_t) (y0 + row) *
           dst.pitch + (size_t) x0)[v] =
@@ -316,8 +321,8 @@ store_tile (const uint8_t * out, const ChannelArgs & dst, int x0, int y0,
     }
     return;
   }
-  for (int k = tid; k < NS_TILE_H * NS_TILE_W; k += NS_THREADS) {
-    const int row = k / NS_TILE_W, col = k - row * NS_TILE_W;
+  for (int k = tid; k < Tile64::TILE_H * Tile64::TILE_W; k += Tile64::THREADS) {
+    const int row = k / Tile64::TILE_W, col = k - row * Tile64::TILE_W;
     if (x0 + col < dst.width && y0 + row < dst.height)
       store_rounded < uint8_t > (dst, x0 + col, y0 + row,
           out[row * OutTile::PITCH + col]);
@@ -325,7 +330,7 @@ store_tile (const uint8_t * out, const ChannelArgs & dst, int x0, int y0,
 }
 
 /* The window of a tile that lies inside a quad-aligned plane, as the
- * column pass reads it: warp w stages window rows w, w + SEP_WARPS, ...,
+ * column pass reads it: warp w stages window rows w, w + TileMma::WARPS, ...,
  * lane l quad l of each, so every address is a constant offset from the
  * lane's first and all loads are in flight at once. */
 template < int R, typename Sink > __device__ __forceinline__ void
@@ -333,35 +338,36 @@ stage_interior (const Sink & sink, const ChannelArgs & src, int wx, int wy)
 {
   typedef SepLayout < R > L;
   constexpr int QUADS_X = L::MID_COLS / 4;
-  constexpr int ROWS = (L::IN_H + SEP_WARPS - 1) / SEP_WARPS;
+  constexpr int ROWS = (L::IN_H + TileMma::WARPS - 1) / TileMma::WARPS;
   static_assert (QUADS_X <= 32, "a lane per quad of a row");
   const int lane = threadIdx.x & 31, warp = sep_warp ();
   if (lane >= QUADS_X)
     return;
   const char *p = src.data + (size_t) (wy + warp) * src.pitch +
       (size_t) (wx + 4 * lane);
-  const size_t step = (size_t) SEP_WARPS * src.pitch;
+  const size_t step = (size_t) TileMma::WARPS * src.pitch;
   unsigned q[ROWS];
 #pragma unroll
   for (int n = 0; n < ROWS; n++, p += step)
-    if (warp + n * SEP_WARPS < L::IN_H)
+    if (warp + n * TileMma::WARPS < L::IN_H)
       q[n] = __ldg (reinterpret_cast < const unsigned *>(p));
 #pragma unroll
   for (int n = 0; n < ROWS; n++)
-    if (warp + n * SEP_WARPS < L::IN_H)
-      sink.quad (warp + n * SEP_WARPS, lane, q[n]);
+    if (warp + n * TileMma::WARPS < L::IN_H)
+      sink.quad (warp + n * TileMma::WARPS, lane, q[n]);
 }
 
 /* 8-bit planes only (see the top of this file) */
 template < int R >
-__global__ void __launch_bounds__ (NS_THREADS, blocks_that_fit (NS_THREADS,
+__global__ void __launch_bounds__ (Tile64::THREADS,
+    blocks_that_fit (Tile64::THREADS,
         5))
 conv_separable (ChannelArgs src, ChannelArgs dst,
     const __grid_constant__ TapsSeparable < R > taps, float offset,
     CcBorder border, TileGrid tiles)
 {
   typedef SepLayout < R > L;
-  static_assert (NS_TILE_H * OutTile::PITCH <= (int) L::MID_OFFSET,
+  static_assert (Tile64::TILE_H * OutTile::PITCH <= (int) L::MID_OFFSET,
       "the rounded tile fits the window's plane");
   extern __shared__ float4 shared_vec[];
   char *shared = reinterpret_cast < char *>(shared_vec);
@@ -371,9 +377,9 @@ conv_separable (ChannelArgs src, ChannelArgs dst,
       L::BAND_OFFSET);
   unsigned *row_band = col_band + 2 * L::COL_BAND;
   float *scales = reinterpret_cast < float *>(row_band + 2 * L::ROW_BAND);
-  const int tid = threadIdx.y * NS_THREADS_X + threadIdx.x;
-  const int x0 = tile_x0 (tiles, blockIdx.x, NS_TILE_W);
-  const int y0 = tile_y0 (tiles, blockIdx.x, NS_TILE_H);
+  const int tid = threadIdx.y * Tile64::THREADS_X + threadIdx.x;
+  const int x0 = tile_x0 (tiles, blockIdx.x, Tile64::TILE_W);
+  const int y0 = tile_y0 (tiles, blockIdx.x, Tile64::TILE_H);
 
   const HalfSink < L::HALF_PITCH > sink { window };
   const int wx = x0 - R - L::LEAD, wy = y0 - R;
@@ -383,7 +389,7 @@ conv_separable (ChannelArgs src, ChannelArgs dst,
   } else {
     /* the rim: ghost cells, and planes that do not move as quads */
     typedef WindowStage < uint8_t, L::STAGE_W, L::IN_H, L::LEAD, L::MID_COLS,
-        NS_THREADS > Stage;
+        Tile64::THREADS > Stage;
     Stage stage;
     stage.load (src, x0 - R, y0 - R);
     stage.store_to (sink, src, x0 - R, y0 - R, border);
@@ -391,7 +397,7 @@ conv_separable (ChannelArgs src, ChannelArgs dst,
   build_bands < R > (taps, tid, col_band, row_band, scales);
   /* rows past the window meet zero taps, but must not hold NaN */
   constexpr int PAD_VECS = (L::STAGE_H - L::IN_H) * L::HALF_PITCH / 8;
-  for (int k = tid; k < PAD_VECS; k += NS_THREADS)
+  for (int k = tid; k < PAD_VECS; k += Tile64::THREADS)
     reinterpret_cast < uint4 * >(window + L::IN_H * L::HALF_PITCH)[k] =
         make_uint4 (0, 0, 0, 0);
   __syncthreads ();
