@@ -32,7 +32,7 @@ trap 'rm -f "$log"' EXIT
 if [ ! -f "$build/build.ninja" ]; then
   note=""
   command -v nvcc >/dev/null &&
-    note=" (the first build compiles the CUDA kernels: about 7 minutes on 2 cores)"
+    note=" (the first build compiles the CUDA kernels: about 5 minutes on 2 cores)"
   echo "cudaconv: building in $build$note" >&2
   # shellcheck disable=SC2086
   meson setup "$build" "$root" ${CUDACONV_MESON_ARGS:-} >"$log" 2>&1 ||
