@@ -1,12 +1,19 @@
 /* cudaconv: the CUDA back end of a build without CUDA: never usable. */
 #include "cudaconv-gpu.h"
 
-CudaConvGpu *
-cudaconv_gpu_open (gint device_id, GError ** error)
+gboolean
+cudaconv_gpu_probe (gint device_id, GError ** error)
 {
   g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
       "cudaconv was built without CUDA support (meson -Dcuda=disabled, or no "
       "nvcc was found at build time)");
+  return FALSE;
+}
+
+CudaConvGpu *
+cudaconv_gpu_open (gint device_id, GstObject * context, GError ** error)
+{
+  cudaconv_gpu_probe (device_id, error);
   return NULL;
 }
 

@@ -5,12 +5,15 @@
  * registration cache has page-locked, are copied by DMA directly; others go
  * through the slot's pinned staging, because a copy from pageable memory is
  * both slower and blocking. */
+#include "config.h"
+
 #include <dlfcn.h>
 #include <string.h>
 
 #include "cudaconv-gpu.h"
 #include "cudaconv-cuda.h"
 #include "cudaconv-cuda-check.h"
+#include "cudaconv-cuda-context.h"
 #include "cudaconv-host-register.h"
 #include "cudaconv-pinned-allocator.h"
 #include "cudaconv-word-packed.h"
@@ -65,6 +68,9 @@ typedef struct {
 
 struct _CudaConvGpu {
   gint device;
+  /* the GstCudaContext every call runs in (cudaconv-cuda-context.h), or
+   * NULL: the device's primary context */
+  GstObject *context;
   gchar *description;
   /* what the frames submitted from now on run (cudaconv_gpu_set_filter) */
   gboolean have_filter;
@@ -144,42 +150,55 @@ driver_installed (void)
   return driver != NULL;
 }
 
-CudaConvGpu *
-cudaconv_gpu_open (gint device_id, GError ** error)
+gboolean
+cudaconv_gpu_probe (gint device_id, GError ** error)
 {
-  CudaConvGpu *gpu = g_new0 (CudaConvGpu, 1);
-  struct cudaDeviceProp prop;
   cudaError_t status;
   int count = 0;
 
-  gpu->host_register = TRUE;
-  for (guint c = 0; c < GST_VIDEO_MAX_COMPONENTS; c++)
-    gpu->families[c] = -1;
   status = cudaGetDeviceCount (&count);
   if (status == cudaErrorInsufficientDriver && !driver_installed ()) {
     (void) cudaGetLastError ();
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
         "no NVIDIA driver found (libcuda.so.1 cannot be loaded)");
-    goto failed;
+    return FALSE;
   }
   if (!cudaconv_cuda_check (status, "cudaGetDeviceCount (&count)", error))
-    goto failed;
+    return FALSE;
   if (count == 0) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
         "no CUDA device found");
-    goto failed;
+    return FALSE;
   }
-  /* gpu->device stays 0 until the id is known to exist: close selects it */
   if (device_id >= count) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
         "device-id %d does not exist: this machine has %d CUDA device(s)",
         device_id, count);
-    goto failed;
+    return FALSE;
   }
-  gpu->device = device_id < 0 ? 0 : device_id;
-  if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error)
-      || !CUDACONV_CHECK (cudaGetDeviceProperties (&prop, gpu->device), error))
-    goto failed;
+  return TRUE;
+}
+
+/* Evaluates call with the backend's context current: its value, or FALSE
+ * (error set) when the context cannot be made current. */
+#define IN_CONTEXT(gpu, error, call) \
+  (cudaconv_cuda_context_enter ((gpu)->context, (gpu)->device, (error)) \
+      ? leave_with ((gpu), (call)) : FALSE)
+
+static gboolean
+leave_with (CudaConvGpu * gpu, gboolean result)
+{
+  cudaconv_cuda_context_leave (gpu->context);
+  return result;
+}
+
+static gboolean
+open_in_context (CudaConvGpu * gpu, GError ** error)
+{
+  struct cudaDeviceProp prop;
+
+  if (!CUDACONV_CHECK (cudaGetDeviceProperties (&prop, gpu->device), error))
+    return FALSE;
   gpu->description = g_strdup_printf ("device %d: %s (compute capability "
       "%d.%d)", gpu->device, prop.name, prop.major, prop.minor);
   if (prop.major * 10 + prop.minor < MIN_COMPUTE_CAPABILITY) {
@@ -187,16 +206,37 @@ cudaconv_gpu_open (gint device_id, GError ** error)
         "%s is older than compute capability %d.%d, the oldest this build "
         "supports", gpu->description, MIN_COMPUTE_CAPABILITY / 10,
         MIN_COMPUTE_CAPABILITY % 10);
-    goto failed;
+    return FALSE;
   }
+  return TRUE;
+}
+
+CudaConvGpu *
+cudaconv_gpu_open (gint device_id, GstObject * context, GError ** error)
+{
+  CudaConvGpu *gpu = g_new0 (CudaConvGpu, 1);
+
+  gpu->host_register = TRUE;
+  for (guint c = 0; c < GST_VIDEO_MAX_COMPONENTS; c++)
+    gpu->families[c] = -1;
+  if (context) {
+    gpu->context = gst_object_ref (context);
+    gpu->device = cudaconv_cuda_context_device (context);
+  } else if (!cudaconv_gpu_probe (device_id, error)) {
+    goto failed;
+  } else {
+    gpu->device = device_id < 0 ? 0 : device_id;
+  }
+  if (!IN_CONTEXT (gpu, error, open_in_context (gpu, error)))
+    goto failed;
   gpu->filter = cc_cuda_filter_new ();
   if (!gpu->filter) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
         "out of host memory for the filter");
     goto failed;
   }
-  gpu->allocator = cudaconv_pinned_allocator_new (gpu->device);
-  cudaconv_host_register_reset (&gpu->registered);
+  gpu->allocator = cudaconv_pinned_allocator_new (gpu->device, gpu->context);
+  cudaconv_host_register_init (&gpu->registered, gpu->context, gpu->device);
   return gpu;
 
 failed:
@@ -204,17 +244,30 @@ failed:
   return NULL;
 }
 
+static gboolean
+close_in_context (CudaConvGpu * gpu)
+{
+  cudaconv_gpu_discard (gpu);
+  release_slots (gpu);
+  (void) cudaGetLastError ();
+  return TRUE;
+}
+
 void
 cudaconv_gpu_close (CudaConvGpu * gpu)
 {
+  GError *err = NULL;
+
   if (!gpu)
     return;
-  cudaSetDevice (gpu->device);
-  cudaconv_gpu_discard (gpu);
-  release_slots (gpu);
+  /* no frame slot, nothing made on the device */
+  if (gpu->depth > 0 && !IN_CONTEXT (gpu, &err, close_in_context (gpu))) {
+    GST_WARNING ("%s", err->message);
+    g_clear_error (&err);
+  }
   cc_cuda_filter_free (gpu->filter);
   gst_clear_object (&gpu->allocator);
-  (void) cudaGetLastError ();
+  gst_clear_object (&gpu->context);
   g_free (gpu->description);
   g_free (gpu);
 }
@@ -268,8 +321,8 @@ cudaconv_gpu_in_flight (CudaConvGpu * gpu)
   return gpu->in_flight;
 }
 
-gboolean
-cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
+static gboolean
+configure_in_context (CudaConvGpu * gpu, const GstVideoInfo * info,
     guint depth, GError ** error)
 {
   CudaConvPlan layout;
@@ -277,8 +330,6 @@ cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
 
   g_return_val_if_fail (gpu->in_flight == 0, FALSE);
   depth = CLAMP (depth, 1, CUDACONV_GPU_MAX_DEPTH);
-  if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))
-    return FALSE;
   release_slots (gpu);
   gpu->info = *info;
   gpu->n_tuned = 0;
@@ -352,6 +403,14 @@ cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
 failed:
   release_slots (gpu);
   return FALSE;
+}
+
+gboolean
+cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
+    guint depth, GError ** error)
+{
+  return IN_CONTEXT (gpu, error, configure_in_context (gpu, info, depth,
+          error));
 }
 
 static void
@@ -539,8 +598,8 @@ copies_whole_frame (const CudaConvGpu * gpu, const FrameSlot * slot,
   return TRUE;
 }
 
-gboolean
-cudaconv_gpu_configure_word_packed (CudaConvGpu * gpu,
+static gboolean
+configure_word_packed_in_context (CudaConvGpu * gpu,
     const GstVideoInfo * packed_info, GError ** error)
 {
   gsize row_bytes;
@@ -548,8 +607,6 @@ cudaconv_gpu_configure_word_packed (CudaConvGpu * gpu,
 
   g_return_val_if_fail (gpu->in_flight == 0 && gpu->depth > 0, FALSE);
   cudaconv_plane_geometry (packed_info, 0, &row_bytes, &rows);
-  if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))
-    return FALSE;
   for (guint s = 0; s < gpu->depth; s++) {
     FrameSlot *slot = &gpu->slots[s];
     if (!CUDACONV_CHECK (cudaMalloc ((void **) &slot->packed_in,
@@ -574,6 +631,14 @@ cudaconv_gpu_configure_word_packed (CudaConvGpu * gpu,
   gpu->packed_info = *packed_info;
   gpu->word_packed = TRUE;
   return TRUE;
+}
+
+gboolean
+cudaconv_gpu_configure_word_packed (CudaConvGpu * gpu,
+    const GstVideoInfo * packed_info, GError ** error)
+{
+  return IN_CONTEXT (gpu, error, configure_word_packed_in_context (gpu,
+          packed_info, error));
 }
 
 /* The kernels' name for a word-packed format */
@@ -685,8 +750,6 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
       GST_VIDEO_INFO_PLANE_OFFSET (&gpu->info, 0);
   gboolean whole_in, whole_out;
 
-  if (!CUDACONV_CHECK (cudaSetDevice (gpu->device), error))
-    return FALSE;
   if (plan->any_filter && !gpu->have_filter)
     goto no_filter;
   if (plan->any_filter && gpu->filter_stale
@@ -819,6 +882,7 @@ start_frame (CudaConvGpu * gpu, gboolean owns_frames,
     GError ** error)
 {
   FrameSlot *slot;
+  gboolean ok;
 
   g_return_val_if_fail (gpu->depth > 0 && gpu->in_flight < gpu->depth, FALSE);
   slot = &gpu->slots[(gpu->oldest + gpu->in_flight) % gpu->depth];
@@ -827,15 +891,21 @@ start_frame (CudaConvGpu * gpu, gboolean owns_frames,
   slot->plan = *plan;
   slot->in = *in;
   slot->out = *out;
-  if (!enqueue_frame (gpu, slot, error)) {
+  if (!cudaconv_cuda_context_enter (gpu->context, gpu->device, error)) {
+    release_slot (slot, FALSE);
+    return FALSE;
+  }
+  ok = enqueue_frame (gpu, slot, error);
+  if (!ok) {
     /* copies already queued may still read or write the frames */
     cudaStreamSynchronize (slot->stream);
     (void) cudaGetLastError ();
     release_slot (slot, FALSE);
-    return FALSE;
   }
-  gpu->in_flight++;
-  return TRUE;
+  cudaconv_cuda_context_leave (gpu->context);
+  if (ok)
+    gpu->in_flight++;
+  return ok;
 }
 
 gboolean
@@ -870,11 +940,15 @@ cudaconv_gpu_finish_oldest (CudaConvGpu * gpu, GstBuffer ** out,
   *out = NULL;
   g_return_val_if_fail (gpu->in_flight > 0, FALSE);
   slot = &gpu->slots[gpu->oldest];
+  /* the frame stays in flight: its copies may still run */
+  if (!cudaconv_cuda_context_enter (gpu->context, gpu->device, error))
+    return FALSE;
   ok = complete_slot (gpu, slot, error);
   if (!ok) {
     cudaStreamSynchronize (slot->stream);
     (void) cudaGetLastError ();
   }
+  cudaconv_cuda_context_leave (gpu->context);
   *out = release_slot (slot, ok);
   advance_oldest (gpu);
   return ok;
@@ -883,6 +957,17 @@ cudaconv_gpu_finish_oldest (CudaConvGpu * gpu, GstBuffer ** out,
 void
 cudaconv_gpu_discard (CudaConvGpu * gpu)
 {
+  GError *err = NULL;
+
+  if (gpu->in_flight == 0)
+    return;
+  /* frames whose copies may still run are kept rather than freed */
+  if (!cudaconv_cuda_context_enter (gpu->context, gpu->device, &err)) {
+    GST_WARNING ("%u frames left in flight: %s", gpu->in_flight,
+        err->message);
+    g_error_free (err);
+    return;
+  }
   while (gpu->in_flight > 0) {
     FrameSlot *slot = &gpu->slots[gpu->oldest];
     cudaStreamSynchronize (slot->stream);
@@ -890,4 +975,5 @@ cudaconv_gpu_discard (CudaConvGpu * gpu)
     advance_oldest (gpu);
   }
   (void) cudaGetLastError ();
+  cudaconv_cuda_context_leave (gpu->context);
 }

@@ -19,9 +19,17 @@ typedef struct _CudaConvGpu CudaConvGpu;
 
 #define CUDACONV_GPU_MAX_DEPTH 8
 
-/* device_id -1 is CUDA's default device. Fails with a message that says why
- * no device is usable. */
-CudaConvGpu *cudaconv_gpu_open (gint device_id, GError ** error);
+/* Whether device_id (-1: CUDA's default device) can be used: FALSE with a
+ * message that says why not. */
+gboolean cudaconv_gpu_probe (gint device_id, GError ** error);
+
+/* The backend on context's device, every call in context (a
+ * GstCudaContext, see cudaconv-cuda-context.h, which the backend keeps a
+ * reference to); or, for a NULL context, on device_id (-1: CUDA's default
+ * device) in its primary context. Fails with a message that says why no
+ * device is usable. */
+CudaConvGpu *cudaconv_gpu_open (gint device_id, GstObject * context,
+    GError ** error);
 /* Waits for and drops frames still in flight. */
 void cudaconv_gpu_close (CudaConvGpu * gpu);
 

@@ -1,7 +1,10 @@
 /* cudaconv: host registration cached on GstMemory (see the header). */
+#include "config.h"
+
 #include <cuda_runtime_api.h>
 
 #include "cudaconv-host-register.h"
+#include "cudaconv-cuda-context.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cudaconv_debug);
 #define GST_CAT_DEFAULT gst_cudaconv_debug
@@ -15,6 +18,9 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cudaconv_debug);
 typedef struct {
   gpointer data;
   gsize size;
+  /* where it was made, and is undone: the memory may outlive the element */
+  GstObject *context;
+  gint device;
 } Registration;
 
 static GQuark
@@ -31,9 +37,27 @@ static void
 registration_free (gpointer data)
 {
   Registration *r = data;
-  cudaHostUnregister (r->data);
-  (void) cudaGetLastError ();
+  GError *err = NULL;
+
+  if (cudaconv_cuda_context_enter (r->context, r->device, &err)) {
+    cudaHostUnregister (r->data);
+    (void) cudaGetLastError ();
+    cudaconv_cuda_context_leave (r->context);
+  } else {
+    GST_WARNING ("memory stays registered: %s", err->message);
+    g_error_free (err);
+  }
+  gst_clear_object (&r->context);
   g_free (r);
+}
+
+void
+cudaconv_host_register_init (CudaConvHostRegister * cache,
+    GstObject * context, gint device)
+{
+  cache->context = context;
+  cache->device = device;
+  cudaconv_host_register_reset (cache);
 }
 
 void
@@ -84,6 +108,8 @@ cudaconv_host_register_frame (CudaConvHostRegister * cache,
   r = g_new (Registration, 1);
   r->data = map->data;
   r->size = map->size;
+  r->context = cache->context ? gst_object_ref (cache->context) : NULL;
+  r->device = cache->device;
   gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem),
       registration_quark (), r, registration_free);
   cache->registrations++;

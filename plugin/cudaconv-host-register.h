@@ -16,11 +16,18 @@
 G_BEGIN_DECLS
 
 typedef struct {
+  /* the context registrations are made in (cudaconv-cuda-context.h),
+   * current on the thread that registers; the cache does not own it */
+  GstObject *context;
+  gint device;
   guint registrations;          /* memories registered so far */
   guint hits;                   /* frames that found theirs registered */
   gboolean given_up;            /* registration failed or does not pay */
 } CudaConvHostRegister;
 
+void cudaconv_host_register_init (CudaConvHostRegister * cache,
+    GstObject * context, gint device);
+/* Forgets the counts (a new stream of buffers). */
 void cudaconv_host_register_reset (CudaConvHostRegister * cache);
 
 /* TRUE when the frame's memory is (now) registered, so its planes can be

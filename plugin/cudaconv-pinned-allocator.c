@@ -1,14 +1,18 @@
 /* cudaconv: pinned host memory for GstBuffers.
  *
  * Buffers of this allocator may outlive the element (a sink can hold the
- * last frame), so each memory frees itself with cudaFreeHost; the CUDA
- * primary context they belong to lives until the process ends. */
+ * last frame), so each memory frees itself with cudaFreeHost, in the CUDA
+ * context it was allocated in: the allocator holds that context, and each
+ * memory holds the allocator. */
+#include "config.h"
+
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include <gst/video/video.h>
 #include <gst/video/gstvideopool.h>
 
 #include "cudaconv-pinned-allocator.h"
+#include "cudaconv-cuda-context.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cudaconv_debug);
 #define GST_CAT_DEFAULT gst_cudaconv_debug
@@ -22,6 +26,7 @@ typedef struct {
 struct _CudaConvPinnedAllocator {
   GstAllocator parent;
   gint device_id;
+  GstObject *context;           /* a GstCudaContext, or NULL */
 };
 
 G_DEFINE_TYPE (CudaConvPinnedAllocator, cudaconv_pinned_allocator,
@@ -37,11 +42,16 @@ pinned_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params
   void *base = NULL;
   cudaError_t status;
 
-  if (self->device_id >= 0 && cudaSetDevice (self->device_id) != cudaSuccess)
-    GST_WARNING ("cudaSetDevice (%d) failed; allocating on the current device",
-        self->device_id);
+  GError *err = NULL;
+
+  if (!cudaconv_cuda_context_enter (self->context, self->device_id, &err)) {
+    GST_ERROR ("cannot allocate pinned memory: %s", err->message);
+    g_error_free (err);
+    return NULL;
+  }
   /* over-allocate by align so any alignment can be honoured */
   status = cudaHostAlloc (&base, maxsize + align, cudaHostAllocPortable);
+  cudaconv_cuda_context_leave (self->context);
   if (status != cudaSuccess) {
     (void) cudaGetLastError ();
     GST_ERROR ("cudaHostAlloc (%" G_GSIZE_FORMAT " bytes) failed: %s",
@@ -63,10 +73,18 @@ pinned_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params
 static void
 pinned_free (GstAllocator * allocator, GstMemory * memory)
 {
+  CudaConvPinnedAllocator *self = CUDACONV_PINNED_ALLOCATOR (allocator);
   PinnedMemory *mem = (PinnedMemory *) memory;
+  GError *err = NULL;
 
-  if (mem->base) {
+  if (mem->base
+      && !cudaconv_cuda_context_enter (self->context, self->device_id, &err)) {
+    /* the bytes stay pinned until the process ends */
+    GST_ERROR ("cannot free pinned memory: %s", err->message);
+    g_error_free (err);
+  } else if (mem->base) {
     cudaError_t status = cudaFreeHost (mem->base);
+    cudaconv_cuda_context_leave (self->context);
     if (status != cudaSuccess) {
       (void) cudaGetLastError ();
       GST_WARNING ("cudaFreeHost failed: %s", cudaGetErrorString (status));
@@ -105,10 +123,20 @@ pinned_share (GstMemory * memory, gssize offset, gssize size)
 }
 
 static void
+pinned_allocator_dispose (GObject * object)
+{
+  CudaConvPinnedAllocator *self = CUDACONV_PINNED_ALLOCATOR (object);
+
+  gst_clear_object (&self->context);
+  G_OBJECT_CLASS (cudaconv_pinned_allocator_parent_class)->dispose (object);
+}
+
+static void
 cudaconv_pinned_allocator_class_init (CudaConvPinnedAllocatorClass * klass)
 {
   GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
 
+  G_OBJECT_CLASS (klass)->dispose = pinned_allocator_dispose;
   allocator_class->alloc = pinned_alloc;
   allocator_class->free = pinned_free;
 }
@@ -126,13 +154,14 @@ cudaconv_pinned_allocator_init (CudaConvPinnedAllocator * self)
 }
 
 GstAllocator *
-cudaconv_pinned_allocator_new (gint device_id)
+cudaconv_pinned_allocator_new (gint device_id, GstObject * context)
 {
   CudaConvPinnedAllocator *self =
       g_object_new (CUDACONV_TYPE_PINNED_ALLOCATOR, NULL);
 
   gst_object_ref_sink (self);
   self->device_id = device_id;
+  self->context = context ? gst_object_ref (context) : NULL;
   return GST_ALLOCATOR (self);
 }
 

@@ -13,9 +13,11 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (CudaConvPinnedAllocator, cudaconv_pinned_allocator,
     CUDACONV, PINNED_ALLOCATOR, GstAllocator);
 
-/* Memory is allocated portable, usable from every device's context;
- * device_id only picks the context that performs the allocation. */
-GstAllocator *cudaconv_pinned_allocator_new (gint device_id);
+/* Memory is allocated portable, usable from every context, in context (a
+ * GstCudaContext, which the allocator keeps while memory of it lives) or,
+ * for NULL, in device_id's primary context (cudaconv-cuda-context.h). */
+GstAllocator *cudaconv_pinned_allocator_new (gint device_id,
+    GstObject * context);
 
 /* TRUE when every memory of the buffer is pinned memory of ours. */
 gboolean cudaconv_buffer_is_pinned (GstBuffer * buffer);

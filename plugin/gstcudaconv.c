@@ -97,6 +97,10 @@
 #include "cudaconv-word-packed.h"
 #include "cudaconv-cpu-backend.h"
 #include "cudaconv-frame-check.h"
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudautils.h>
+#endif
 
 GST_DEBUG_CATEGORY (gst_cudaconv_debug);
 #define GST_CAT_DEFAULT gst_cudaconv_debug
@@ -474,6 +478,34 @@ gst_cudaconv_get_property (GObject * object, guint prop_id, GValue * value,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* The CUDA backend on device_id, in the GstCudaContext shared with the
+ * pipeline's other CUDA elements where the build has GStreamer's CUDA
+ * library: one a neighbour or the application gave (for device_id, or any
+ * for -1), else a new one that is offered to them in turn. */
+static CudaConvGpu *
+open_gpu (GstCudaConv * self, gint device_id, GError ** error)
+{
+  if (!cudaconv_gpu_probe (device_id, error))
+    return NULL;
+#ifdef HAVE_GST_CUDA
+  /* the library calls the driver through a table it fills once; nvcodec
+   * fills it when it loads, which a pipeline without it never does */
+  if (!gst_cuda_load_library ()) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "GStreamer's CUDA library cannot load the NVIDIA driver");
+    return NULL;
+  }
+  if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
+          (GstCudaContext **) & self->cuda_context)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "GStreamer's CUDA library could not create a CUDA context for "
+        "device-id %d", device_id);
+    return NULL;
+  }
+#endif
+  return cudaconv_gpu_open (device_id, self->cuda_context, error);
+}
+
 static gboolean
 gst_cudaconv_start (GstBaseTransform * trans)
 {
@@ -504,7 +536,7 @@ gst_cudaconv_start (GstBaseTransform * trans)
 
   self->active_backend = GST_CUDACONV_BACKEND_CPU;
   if (s.backend != GST_CUDACONV_BACKEND_CPU) {
-    self->gpu = cudaconv_gpu_open (s.device_id, &err);
+    self->gpu = open_gpu (self, s.device_id, &err);
     if (self->gpu) {
       const gchar *device = cudaconv_gpu_describe (self->gpu);
       cudaconv_gpu_set_filter (self->gpu, &self->filter, (CcBorder) s.border,
@@ -597,6 +629,7 @@ gst_cudaconv_stop (GstBaseTransform * trans)
   release_work_frames (self);
   cudaconv_gpu_close (self->gpu);
   self->gpu = NULL;
+  gst_clear_object (&self->cuda_context);
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
   GST_OBJECT_UNLOCK (self);
@@ -1127,6 +1160,12 @@ gst_cudaconv_query (GstBaseTransform * trans, GstPadDirection direction,
   GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
   gboolean ret;
 
+#ifdef HAVE_GST_CUDA
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+      && gst_cuda_handle_context_query (GST_ELEMENT (self), query,
+          (GstCudaContext *) self->cuda_context))
+    return TRUE;
+#endif
   /* buffers we hold go back to upstream's pool before it is drained */
   if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query))
     drain (self);
@@ -1148,6 +1187,24 @@ gst_cudaconv_query (GstBaseTransform * trans, GstPadDirection direction,
     gst_query_set_latency (query, live, min, max);
   }
   return ret;
+}
+
+/* A CUDA context from the application or a neighbour, taken when it is
+ * for our device-id (any, for -1) and we have none yet. */
+static void
+gst_cudaconv_set_context (GstElement * element, GstContext * context)
+{
+#ifdef HAVE_GST_CUDA
+  GstCudaConv *self = GST_CUDACONV (element);
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = self->settings.device_id;
+  GST_OBJECT_UNLOCK (self);
+  gst_cuda_handle_set_context (element, context, device_id,
+      (GstCudaContext **) & self->cuda_context);
+#endif
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
 static void
@@ -1236,7 +1293,9 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
       g_param_spec_int ("device-id", "Device ID",
-          "CUDA device to use; -1 is CUDA's default device", -1, G_MAXINT,
+          "CUDA device to use; -1 takes the device of the CUDA context the "
+          "pipeline's other CUDA elements share, else CUDA's default device",
+          -1, G_MAXINT,
           DEFAULT_PROP_DEVICE_ID,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -1257,6 +1316,7 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_cudaconv_set_context);
   gst_element_class_set_static_metadata (element_class,
       "CUDA convolution filter", "Filter/Effect/Video",
       "Convolves video with blur, sharpen, edge or custom filters on an "

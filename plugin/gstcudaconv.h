@@ -55,6 +55,10 @@ struct _GstCudaConv {
 
   /* streaming thread only */
   GstCudaConvBackend active_backend;    /* CUDA or CPU once started */
+  /* the GstCudaContext shared with the pipeline's other CUDA elements
+   * (cudaconv-cuda-context.h), from start to stop; set_context may set it
+   * before start */
+  GstObject *cuda_context;
   CudaConvGpu *gpu;
   CudaConvFilter filter;
   guint filter_cookie;          /* settings_cookie the filter was made from */

@@ -12,7 +12,8 @@ build=${CUDACONV_BUILD_DIR:-$root/build}
 packages="gcc libc6-dev pkg-config meson ninja-build
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  gstreamer1.0-plugins-bad gstreamer1.0-x valgrind python3-gi
+  gstreamer1.0-plugins-bad libgstreamer-plugins-bad1.0-dev gstreamer1.0-x
+  valgrind python3-gi
   gir1.2-gst-plugins-base-1.0"
 missing=$(for p in $packages; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then

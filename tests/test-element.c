@@ -11,8 +11,13 @@
 #include <gst/controller/gstinterpolationcontrolsource.h>
 #include <gst/controller/gstdirectcontrolbinding.h>
 #include <gst/video/video.h>
+#include "config.h"
 #ifdef ELEMENT_CUDA
+#include <dlfcn.h>
 #include <cuda_runtime_api.h>
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#endif
 #endif
 
 #include "reference.h"
@@ -2489,6 +2494,110 @@ GST_START_TEST (test_kernel_family_reported)
 GST_END_TEST;
 #endif
 
+#if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
+/* The GstCudaContext an element answers the context query with, or NULL */
+static GstCudaContext *
+queried_cuda_context (GstElement * element)
+{
+  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstCudaContext *context = NULL;
+  GstContext *answer = NULL;
+
+  if (gst_element_query (element, query)) {
+    gst_query_parse_context (query, &answer);
+    if (answer)
+      gst_structure_get (gst_context_get_structure (answer),
+          GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &context, NULL);
+  }
+  gst_query_unref (query);
+  return context;
+}
+
+/* Whether device 0's primary context is active: the CUDA runtime makes it
+ * so when a thread uses the device without a current context. -1 when the
+ * driver cannot say. */
+static int
+primary_context_active (void)
+{
+  typedef int (*GetDevice) (int *, int);
+  typedef int (*GetState) (int, unsigned *, int *);
+  void *driver = dlopen ("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  GetDevice get_device;
+  GetState get_state;
+  int device, active = -1;
+  unsigned flags;
+
+  if (!driver)
+    return -1;
+  get_device = (GetDevice) dlsym (driver, "cuDeviceGet");
+  get_state = (GetState) dlsym (driver, "cuDevicePrimaryCtxGetState");
+  if (get_device && get_state && get_device (&device, 0) == 0
+      && get_state (device, &flags, &active) != 0)
+    active = -1;
+  dlclose (driver);
+  return active;
+}
+
+/* cudaconv alone makes its own GstCudaContext (GStreamer's CUDA library
+ * not yet loaded by nvcodec); two cudaconv and nvcodec's cudaupload in one
+ * pipeline work in one GstCudaContext, which each answers the context
+ * query with; and the elements' CUDA work ran in it, not in the device's
+ * primary context, which nothing in this process makes current. */
+GST_START_TEST (test_shared_cuda_context)
+{
+  GError *err = NULL;
+  GstElement *pipeline, *a, *b, *up;
+  GstCudaContext *ca, *cb, *cu;
+  GstMessage *msg;
+  GstBus *bus;
+
+  fail_unless (primary_context_active () == 0,
+      "the primary context was active before the test");
+  fail_unless (run_pipeline ("videotestsrc num-buffers=3 ! "
+          "video/x-raw,width=64,height=48 ! cudaconv backend=cuda ! fakesink",
+          NULL) == NULL, "cudaconv alone did not run");
+  fail_unless (gst_registry_check_feature_version (gst_registry_get (),
+          "cudaupload", 1, 22, 0), "nvcodec's cudaupload is not registered, "
+      "though a CUDA device is present");
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=5 ! "
+      "video/x-raw,format=I420,width=320,height=240 ! cudaupload name=up ! "
+      "cudadownload ! cudaconv name=a backend=cuda kernel=gaussian ! "
+      "cudaconv name=b backend=cuda kernel=sobel-x ! fakesink", &err);
+  fail_unless (pipeline != NULL, "%s", err ? err->message : "");
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "the pipeline did not reach EOS");
+  gst_message_unref (msg);
+
+  a = gst_bin_get_by_name (GST_BIN (pipeline), "a");
+  b = gst_bin_get_by_name (GST_BIN (pipeline), "b");
+  up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
+  ca = queried_cuda_context (a);
+  cb = queried_cuda_context (b);
+  cu = queried_cuda_context (up);
+  fail_unless (ca != NULL, "cudaconv did not answer the context query");
+  fail_unless (ca == cb && ca == cu, "three CUDA contexts (%p, %p, %p) "
+      "where one was expected", ca, cb, cu);
+  fail_unless (primary_context_active () == 0,
+      "the primary context was made active");
+
+  gst_clear_object (&ca);
+  gst_clear_object (&cb);
+  gst_clear_object (&cu);
+  gst_object_unref (a);
+  gst_object_unref (b);
+  gst_object_unref (up);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+#endif
+
 #ifdef ELEMENT_CUDA
 GST_START_TEST (test_device_id_out_of_range)
 {
@@ -2511,6 +2620,11 @@ cudaconv_suite (void)
     tcase_add_test (tc, test_no_device);
     return s;
   }
+#if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
+  /* first: it checks that no test before it made the primary context
+   * current */
+  tcase_add_test (tc, test_shared_cuda_context);
+#endif
   tcase_add_test (tc, test_every_format);
   tcase_add_test (tc, test_alpha_selected);
   tcase_add_test (tc, test_padding_byte_kept);
