@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole benchmark in one run (meson benchmark 'all', or by hand on the
 # GPU machine): the kernels, the element end to end with its floor and
-# cudaupload ! cudadownload (I420, then P010_10LE, YUY2 and v210), the CPU
+# cudaupload ! cudadownload (I420, then P010_10LE, YUY2 and v210), 1 to 64
+# pipelines at once in one process, the CPU
 # backend against gaussianblur, crop metas taken against refused, the live
 # run, (where gstreamer1.0-opencv is installed) the CPU backend against
 # OpenCV's cvsmooth, then the Python peers (CuPy, PyTorch, OpenCV) on the
@@ -29,6 +30,8 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || 
 for format in P010_10LE YUY2 v210; do
   "$build/benchmarks/cudaconv-bench" --element --format $format --frames "${CUDACONV_BENCH_FRAMES:-1000}" || status=1
 done
+# many pipelines in one process sharing the bus
+"$build/benchmarks/cudaconv-bench" --csv "$csv" --streams 1,4,16,64 --frames 3000 || status=1
 "$build/benchmarks/cudaconv-bench" --cpu-peers || status=1
 PYTHONUNBUFFERED=1 python3 "$here/bench-peers.py" --csv "$csv" || status=1
 python3 "$here/bench-report.py" "$csv" || status=1

@@ -607,12 +607,43 @@ refuse_crop_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+/* Runs that wait for each other: each waits in start_gate_pass until
+ * total have arrived. */
+typedef struct {
+  GMutex lock;
+  GCond all_here;
+  int arrived, total;
+} StartGate;
+
+static void
+start_gate_pass (StartGate * gate)
+{
+  g_mutex_lock (&gate->lock);
+  if (++gate->arrived >= gate->total)
+    g_cond_broadcast (&gate->all_here);
+  while (gate->arrived < gate->total)
+    g_cond_wait (&gate->all_here, &gate->lock);
+  g_mutex_unlock (&gate->lock);
+}
+
+/* The outputs after warm-up of a pipeline run and when they came out
+ * (monotonic microseconds): from the WARMUP_OUTPUTS-th output to the last;
+ * where times is given (frames of them), when each output came out; where
+ * gate is, the run feeds its first frame once every run of the gate has
+ * set its pipeline to PLAYING. */
+typedef struct {
+  int outputs;
+  gint64 start, end;
+  gint64 *times;
+  StartGate *gate;
+} RunWindow;
+
 /* Frames per second through "appsrc name=src ! <middle> ! appsink
  * name=sink sync=false", counted from the WARMUP_OUTPUTS-th output to the
- * last; negative on failure. */
+ * last, and that window if asked; negative on failure. */
 static double
-pipeline_fps (const char *middle, const char *format, int w, int h,
-    FeedMode mode, int frames)
+pipeline_run (const char *middle, const char *format, int w, int h,
+    FeedMode mode, int frames, RunWindow * window)
 {
   gchar *desc = g_strdup_printf ("appsrc name=src ! %s ! appsink name=sink "
       "sync=false", middle);
@@ -666,6 +697,10 @@ pipeline_fps (const char *middle, const char *format, int w, int h,
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE)
     feeder.frames = 0;          /* the bus holds the reason */
+  /* the elements have started (made their CUDA contexts) by now; the
+   * sink prerolls on the first frame */
+  if (window && window->gate)
+    start_gate_pass (window->gate);
   thread = g_thread_new ("feeder", feed, &feeder);
   for (GstSample * s; feeder.frames > 0
       && (s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
@@ -674,6 +709,8 @@ pipeline_fps (const char *middle, const char *format, int w, int h,
     if (got == WARMUP_OUTPUTS)
       t0 = g_get_monotonic_time ();
     t1 = g_get_monotonic_time ();
+    if (window && window->times && got <= frames)
+      window->times[got - 1] = t1;
     gst_sample_unref (s);
   }
   g_thread_join (thread);
@@ -689,8 +726,14 @@ pipeline_fps (const char *middle, const char *format, int w, int h,
     gst_message_unref (msg);
   }
   if (feeder.frames > 0 && got == feeder.frames && got > WARMUP_OUTPUTS
-      && t1 > t0)
+      && t1 > t0) {
     fps = (got - WARMUP_OUTPUTS) / ((t1 - t0) / 1e6);
+    if (window) {
+      window->outputs = got - WARMUP_OUTPUTS;
+      window->start = t0;
+      window->end = t1;
+    }
+  }
   gst_element_set_state (pipeline, GST_STATE_NULL);
   if (feeder.pool) {
     gst_buffer_pool_set_active (feeder.pool, FALSE);
@@ -703,6 +746,13 @@ pipeline_fps (const char *middle, const char *format, int w, int h,
   gst_object_unref (sink);
   gst_object_unref (pipeline);
   return fps;
+}
+
+static double
+pipeline_fps (const char *middle, const char *format, int w, int h,
+    FeedMode mode, int frames)
+{
+  return pipeline_run (middle, format, w, h, mode, frames, NULL);
 }
 
 #ifdef HAVE_CUDA
@@ -1076,6 +1126,137 @@ cpu_peer_table (int frames)
   return status;
 }
 
+/* One pipeline of streams_table, run on its own thread */
+typedef struct {
+  gchar *middle;
+  const char *format;
+  int w, h, frames;
+  RunWindow window;
+  double fps;
+} Stream;
+
+static gpointer
+stream_thread (gpointer data)
+{
+  Stream *s = data;
+
+  s->fps = pipeline_run (s->middle, s->format, s->w, s->h, FEED_FOREIGN,
+      s->frames, &s->window);
+  return NULL;
+}
+
+/* N independent pipelines in one process, each with its own filter (a
+ * gaussian of radius 2 with a sigma of its own) and fed foreign
+ * system-memory frames, all at once: they start feeding together once all
+ * are PLAYING, and the aggregate counts only the outputs of the time when
+ * all of them are past their warm-up and none has ended. It is compared
+ * with the transfer floor, which they all share (one PCIe link). */
+static int
+streams_table (const char *format, const char *counts, int frames,
+    int only_w, int only_h)
+{
+  const int w = only_w ? only_w : 1920, h = only_w ? only_h : 1080;
+  gchar **list = g_strsplit (counts, ",", -1);
+  GstVideoInfo info;
+  int status = 0;
+
+#ifdef HAVE_CUDA
+  if (!cuda_device_present ()) {
+    printf ("\nmany streams: no usable CUDA device, skipped\n");
+    g_strfreev (list);
+    return 0;
+  }
+#else
+  printf ("\nmany streams: built without CUDA\n");
+  g_strfreev (list);
+  return 0;
+#endif
+  gst_video_info_set_format (&info, gst_video_format_from_string (format), w,
+      h);
+  const double floor = floor_fps (info.size);
+  printf ("\nMany streams: N pipelines appsrc ! cudaconv backend=cuda "
+      "kernel=gaussian radius=2 sigma=<its own> ! appsink sync=false in one "
+      "process, %dx%d %s, foreign (registered) input, %d frames each, all "
+      "at once; aggregate frames/s while all of them run (each past its "
+      "%dth output, none ended), against the transfer floor (H2D + D2H at "
+      "once, pinned: %.1f frames/s); the streams' own rates over their whole "
+      "runs\n", w, h, format, frames, WARMUP_OUTPUTS, floor);
+  printf ("%5s %12s %9s %16s %16s\n", "N", "aggregate", "% floor",
+      "slowest stream", "fastest stream");
+  for (int k = 0; list[k] && status == 0; k++) {
+    const int n = atoi (list[k]);
+    Stream *streams;
+    GThread **threads;
+    gint64 start = 0, end = G_MAXINT64;
+    long long outputs = 0;
+    StartGate gate = { 0 };
+    double slowest = -1.0, fastest = -1.0;
+    gboolean failed = FALSE;
+
+    if (n <= 0 || n > 1024) {
+      fprintf (stderr, "--streams takes counts from 1 to 1024, like "
+          "1,4,16,64\n");
+      status = 2;
+      break;
+    }
+    streams = g_new0 (Stream, n);
+    threads = g_new0 (GThread *, n);
+    g_mutex_init (&gate.lock);
+    g_cond_init (&gate.all_here);
+    gate.total = n;
+    for (int i = 0; i < n; i++) {
+      streams[i].middle = g_strdup_printf ("cudaconv backend=cuda "
+          "kernel=gaussian radius=2 sigma=%.2f", 0.5 + 0.05 * i);
+      streams[i].format = format;
+      streams[i].w = w;
+      streams[i].h = h;
+      streams[i].frames = frames;
+      streams[i].window.times = g_new0 (gint64, frames);
+      streams[i].window.gate = &gate;
+      threads[i] = g_thread_new ("stream", stream_thread, &streams[i]);
+    }
+    for (int i = 0; i < n; i++) {
+      const Stream *st = &streams[i];
+      g_thread_join (threads[i]);
+      if (st->fps <= 0) {
+        failed = TRUE;
+        continue;
+      }
+      start = MAX (start, st->window.start);
+      end = MIN (end, st->window.end);
+      slowest = slowest < 0 ? st->fps : MIN (slowest, st->fps);
+      fastest = MAX (fastest, st->fps);
+    }
+    for (int i = 0; i < n && !failed; i++)
+      for (int f = WARMUP_OUTPUTS; f < frames; f++)
+        outputs += streams[i].window.times[f] > start
+            && streams[i].window.times[f] <= end;
+    if (failed) {
+      printf ("%5d did not run\n", n);
+      status = 1;
+    } else if (end <= start) {
+      printf ("%5d ran one after another: more --frames\n", n);
+      status = 1;
+    } else {
+      const double aggregate = outputs / ((end - start) / 1e6);
+      printf ("%5d %12.1f %9.1f %16.1f %16.1f\n", n, aggregate,
+          floor > 0 ? 100.0 * aggregate / floor : -1.0, slowest, fastest);
+      csv_row ("streams", w, h, 8, n, "aggregate", aggregate);
+      csv_row ("streams", w, h, 8, n, "floor", floor);
+    }
+    for (int i = 0; i < n; i++) {
+      g_free (streams[i].middle);
+      g_free (streams[i].window.times);
+    }
+    g_free (streams);
+    g_free (threads);
+    g_mutex_clear (&gate.lock);
+    g_cond_clear (&gate.all_here);
+  }
+  g_strfreev (list);
+  return status;
+}
+
 /* Whether to advertise crop metas upstream: a decoder's 1920x1088 I420
  * frames cropped to 1080 rows by videocrop (4 rows off the top and bottom,
  * so the picture starts inside the buffer), with cudaconv taking the crop
@@ -1151,7 +1332,7 @@ main (int argc, char **argv)
   gboolean kernels = FALSE, element = FALSE, live = FALSE, once = FALSE;
   gboolean cpu_peers = FALSE, crop = FALSE, packed = FALSE;
   gint frames = 1000;
-  gchar *size = NULL, *format = NULL, *props = NULL;
+  gchar *size = NULL, *format = NULL, *props = NULL, *streams = NULL;
   gchar *csv_path = NULL;
   int only_w = 0, only_h = 0;
   GOptionEntry entries[] = {
@@ -1165,6 +1346,8 @@ main (int argc, char **argv)
         "One line: cudaconv with --props on --format frames of --size", NULL},
     {"cpu-peers", 0, 0, G_OPTION_ARG_NONE, &cpu_peers,
         "The CPU backend against OpenCV's cvsmooth on 1080p RGB", NULL},
+    {"streams", 0, 0, G_OPTION_ARG_STRING, &streams,
+          "Many pipelines at once, these counts of them (1,4,16,64)", "LIST"},
     {"crop", 0, 0, G_OPTION_ARG_NONE, &crop,
         "videocrop's crop meta taken against refused", NULL},
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Frames per element run",
@@ -1202,7 +1385,7 @@ main (int argc, char **argv)
     return 2;
   }
   if (!kernels && !packed && !element && !live && !once && !cpu_peers
-      && !crop)
+      && !crop && !streams)
     kernels = element = live = crop = TRUE;
   if (!format)
     format = g_strdup ("I420");
@@ -1232,12 +1415,15 @@ main (int argc, char **argv)
   }
   if (crop)
     status |= crop_table (props, frames);
+  if (streams)
+    status |= streams_table (format, streams, frames, only_w, only_h);
   if (cpu_peers)
     status |= cpu_peer_table (MIN (frames, 120));
   if (once)
     status |= once_run (format, props, frames, only_w ? only_w : 1920,
         only_w ? only_h : 1080);
   g_free (size);
+  g_free (streams);
   g_free (format);
   g_free (props);
   if (csv)
