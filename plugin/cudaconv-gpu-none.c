@@ -54,6 +54,11 @@ cudaconv_gpu_set_host_register (CudaConvGpu * gpu, gboolean enable)
 }
 
 void
+cudaconv_gpu_set_device_frames (CudaConvGpu * gpu, gboolean device_frames)
+{
+}
+
+void
 cudaconv_gpu_set_filter (CudaConvGpu * gpu, const CudaConvFilter * filter,
     CcBorder border, CcStrategy strategy)
 {

@@ -100,6 +100,8 @@ struct _CudaConvGpu {
   gsize staging_size;
   /* frames travel word-packed (cudaconv_gpu_configure_word_packed) */
   gboolean word_packed;
+  /* frames are device memory of the context (cudaconv_gpu_set_device_frames) */
+  gboolean device_frames;
   GstVideoInfo packed_info;
 
   TuneKey tune_key;
@@ -315,6 +317,13 @@ cudaconv_gpu_take_kernel_report (CudaConvGpu * gpu)
   return g_string_free (report, FALSE);
 }
 
+void
+cudaconv_gpu_set_device_frames (CudaConvGpu * gpu, gboolean device_frames)
+{
+  g_return_if_fail (gpu->in_flight == 0);
+  gpu->device_frames = device_frames;
+}
+
 guint
 cudaconv_gpu_in_flight (CudaConvGpu * gpu)
 {
@@ -490,11 +499,10 @@ pick_strategy (CudaConvGpu * gpu, FrameSlot * slot, const CcChannel * s,
 
 static gboolean
 run_plane_kernels (CudaConvGpu * gpu, FrameSlot * slot, guint p,
-    GError ** error)
+    const DevicePlane * dp, GError ** error)
 {
   const CudaConvPlan *plan = &slot->plan;
   const CudaConvPlanePlan *pp = &plan->planes[p];
-  const DevicePlane *dp = &slot->planes[p];
 
   for (gint i = 0; i < pp->n_components; i++) {
     gint c = pp->components[i];
@@ -720,7 +728,7 @@ enqueue_word_packed (CudaConvGpu * gpu, FrameSlot * slot,
                 dp->in_pitch, pp->row_bytes, pp->rows,
                 cudaMemcpyDeviceToDevice, slot->stream), error))
       return FALSE;
-    if (pp->process && !run_plane_kernels (gpu, slot, p, error))
+    if (pp->process && !run_plane_kernels (gpu, slot, p, dp, error))
       return FALSE;
   }
   word_planes (gpu, slot, comps, FALSE, planes, pitches);
@@ -735,9 +743,39 @@ enqueue_word_packed (CudaConvGpu * gpu, FrameSlot * slot,
           cudaMemcpyDeviceToHost, slot->stream), error);
 }
 
-/* Queues the frame in slot on its stream. */
+/* A frame whose planes are device memory of the backend's context: the
+ * kernels read and write them where they are, and what no kernel writes is
+ * copied on the device. */
 static gboolean
-enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
+enqueue_device_frame (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
+{
+  const CudaConvPlan *plan = &slot->plan;
+
+  slot->out_staged = FALSE;
+  for (guint p = 0; p < plan->n_planes; p++) {
+    const CudaConvPlanePlan *pp = &plan->planes[p];
+    const DevicePlane dp = {
+      GST_VIDEO_FRAME_PLANE_DATA (&slot->in, p),
+      GST_VIDEO_FRAME_PLANE_DATA (&slot->out, p),
+      GST_VIDEO_FRAME_PLANE_STRIDE (&slot->in, p),
+      GST_VIDEO_FRAME_PLANE_STRIDE (&slot->out, p), 0
+    };
+
+    if ((!pp->process || pp->copy_first)
+        && !CUDACONV_CHECK (cudaMemcpy2DAsync (dp.out, dp.out_pitch, dp.in,
+                dp.in_pitch, pp->row_bytes, pp->rows, cudaMemcpyDeviceToDevice,
+                slot->stream), error))
+      return FALSE;
+    if (pp->process && !run_plane_kernels (gpu, slot, p, &dp, error))
+      return FALSE;
+  }
+  return CUDACONV_CHECK (cudaEventRecord (slot->done, slot->stream), error);
+}
+
+/* A frame in host memory: copied to the device (by DMA where the memory
+ * is pinned or registered, else through staging), filtered, copied back. */
+static gboolean
+enqueue_host_frame (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
 {
   const CudaConvPlan *plan = &slot->plan;
   GstVideoFrame *in = &slot->in, *out = &slot->out;
@@ -749,12 +787,6 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
   const gsize frame_bytes = GST_VIDEO_INFO_SIZE (&gpu->info) -
       GST_VIDEO_INFO_PLANE_OFFSET (&gpu->info, 0);
   gboolean whole_in, whole_out;
-
-  if (plan->any_filter && !gpu->have_filter)
-    goto no_filter;
-  if (plan->any_filter && gpu->filter_stale
-      && !make_kernel_filter (gpu, slot, error))
-    return FALSE;
 
   slot->out_staged = !out_direct;
   if (gpu->word_packed)
@@ -789,7 +821,7 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
                 dp->in_pitch, pp->row_bytes, pp->rows, cudaMemcpyDeviceToDevice,
                 slot->stream), error))
       return FALSE;
-    if (!run_plane_kernels (gpu, slot, p, error))
+    if (!run_plane_kernels (gpu, slot, p, dp, error))
       return FALSE;
     if (whole_out) {
       continue;
@@ -818,6 +850,20 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
     if (!plan->planes[p].process)
       cudaconv_plan_copy_plane (plan, p, out, in);
   return TRUE;
+}
+
+/* Queues the frame in slot on its stream. */
+static gboolean
+enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
+{
+  if (slot->plan.any_filter && !gpu->have_filter)
+    goto no_filter;
+  if (slot->plan.any_filter && gpu->filter_stale
+      && !make_kernel_filter (gpu, slot, error))
+    return FALSE;
+  if (gpu->device_frames)
+    return enqueue_device_frame (gpu, slot, error);
+  return enqueue_host_frame (gpu, slot, error);
 
   /* ERRORS */
 no_filter:

@@ -48,6 +48,12 @@ GstBufferPool *cudaconv_gpu_new_pool (CudaConvGpu * gpu, GstCaps * caps,
 gboolean cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
     guint depth, GError ** error);
 
+/* Whether the frames that process and submit take are mapped with
+ * GST_MAP_CUDA: device memory in the backend's context, filtered where it
+ * is, with no copy to or from the host. Nothing may be in flight. */
+void cudaconv_gpu_set_device_frames (CudaConvGpu * gpu,
+    gboolean device_frames);
+
 /* Whether input buffers that are not our pinned memory are registered with
  * CUDA (cached on the memory, see cudaconv-host-register.h) or copied
  * through pinned staging. */

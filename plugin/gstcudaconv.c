@@ -90,6 +90,8 @@
 #include "config.h"
 #endif
 
+#include <dlfcn.h>
+
 #include "gstcudaconv.h"
 #include "cudaconv-presets.h"
 #include "cudaconv-matrix.h"
@@ -97,8 +99,11 @@
 #include "cudaconv-word-packed.h"
 #include "cudaconv-cpu-backend.h"
 #include "cudaconv-frame-check.h"
+#include "cudaconv-cuda-context.h"
 #ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 #endif
 
@@ -160,17 +165,31 @@ enum {
 /* In the order the element prefers them: what cameras and decoders deliver
  * first (8-bit 4:2:0 and packed 4:2:2), then the other 8-bit layouts, then
  * the deeper formats, where 10-bit 4:2:0 from hardware decoders leads. */
-#define CUDACONV_FORMATS "{ I420, NV12, YUY2, UYVY, YV12, NV21, YVYU, VYUY, " \
-  "Y42B, NV16, NV61, Y444, NV24, Y41B, AYUV, RGBA, BGRA, ARGB, ABGR, RGBx, " \
-  "BGRx, xRGB, xBGR, RGB, BGR, GBR, GBRA, RGBP, BGRP, GRAY8, " \
+#define CUDACONV_SAMPLE_FORMATS "I420, NV12, YUY2, UYVY, YV12, NV21, YVYU, " \
+  "VYUY, Y42B, NV16, NV61, Y444, NV24, Y41B, AYUV, RGBA, BGRA, ARGB, ABGR, " \
+  "RGBx, BGRx, xRGB, xBGR, RGB, BGR, GBR, GBRA, RGBP, BGRP, GRAY8, " \
   "P010_10LE, I420_10LE, P012_LE, I420_12LE, P016_LE, Y210, I422_10LE, " \
   "I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, A420_10LE, A422_10LE, " \
   "A444_10LE, AYUV64, ARGB64, GBR_10LE, GBR_12LE, GBRA_10LE, GBRA_12LE, " \
-  "v210, Y410, RGB10A2_LE, BGR10A2_LE, GRAY16_LE }"
+  "GRAY16_LE"
+/* formats whose samples share 32-bit words (cudaconv-word-packed.h) */
+#define CUDACONV_WORD_PACKED_FORMATS "v210, Y410, RGB10A2_LE, BGR10A2_LE"
+#define CUDACONV_FORMATS "{ " CUDACONV_SAMPLE_FORMATS ", " \
+  CUDACONV_WORD_PACKED_FORMATS " }"
 
-/* System memory, then the same formats as single fields
- * (interlace-mode=alternate), each buffer a field filtered as a frame */
-#define CUDACONV_CAPS GST_VIDEO_CAPS_MAKE (CUDACONV_FORMATS) "; " \
+/* Frames in CUDA memory first, where the build has GStreamer's CUDA
+ * library (filtered where they are; the word-packed formats only in system
+ * memory), then system memory, then the same formats as single fields
+ * (interlace-mode=alternate), each buffer a field filtered as a frame. The
+ * memory of the input is the memory of the output. */
+#ifdef HAVE_GST_CUDA
+#define CUDACONV_CUDA_MEMORY_CAPS GST_VIDEO_CAPS_MAKE_WITH_FEATURES \
+  (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, "{ " CUDACONV_SAMPLE_FORMATS " }") "; "
+#else
+#define CUDACONV_CUDA_MEMORY_CAPS ""
+#endif
+#define CUDACONV_CAPS CUDACONV_CUDA_MEMORY_CAPS \
+  GST_VIDEO_CAPS_MAKE (CUDACONV_FORMATS) "; " \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_FORMAT_INTERLACED, \
       CUDACONV_FORMATS)
 
@@ -649,6 +668,55 @@ upstream_is_live (GstCudaConv * self)
 }
 
 static gboolean
+caps_in_cuda_memory (GstCaps * caps)
+{
+#ifdef HAVE_GST_CUDA
+  GstCapsFeatures *features = gst_caps_get_size (caps) > 0 ?
+      gst_caps_get_features (caps, 0) : NULL;
+  return features && gst_caps_features_contains (features,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+#else
+  return FALSE;
+#endif
+}
+
+/* The identity, with frames in CUDA memory first (filtered where they are),
+ * but for the CPU backend, which offers no CUDA memory. */
+static GstCaps *
+gst_cudaconv_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCudaConv *self = GST_CUDACONV (trans);
+  GstCaps *result = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_caps
+      (trans, direction, caps, filter);
+#ifdef HAVE_GST_CUDA
+  gboolean on_cpu;
+
+  GST_OBJECT_LOCK (self);
+  on_cpu = self->started
+      && self->active_backend != GST_CUDACONV_BACKEND_CUDA;
+  GST_OBJECT_UNLOCK (self);
+  if (result && !gst_caps_is_any (result)) {
+    GstCaps *cuda = gst_caps_new_empty (), *other = gst_caps_new_empty ();
+
+    for (guint i = 0; i < gst_caps_get_size (result); i++) {
+      GstCapsFeatures *features = gst_caps_get_features (result, i);
+      const gboolean in_cuda = features && gst_caps_features_contains
+          (features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+      if (in_cuda && on_cpu)
+        continue;
+      gst_caps_append_structure_full (in_cuda ? cuda : other,
+          gst_structure_copy (gst_caps_get_structure (result, i)),
+          features ? gst_caps_features_copy (features) : NULL);
+    }
+    gst_caps_unref (result);
+    result = gst_caps_merge (cuda, other);
+  }
+#endif
+  return result;
+}
+
+static gboolean
 gst_cudaconv_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
@@ -665,6 +733,10 @@ gst_cudaconv_set_info (GstVideoFilter * filter, GstCaps * incaps,
       self->live ? "live" : "non-live", self->depth);
   if (self->gpu)
     cudaconv_gpu_discard (self->gpu);
+  self->cuda_memory = caps_in_cuda_memory (incaps);
+  /* transform_caps offers CUDA memory only to the CUDA backend */
+  if (self->cuda_memory && !self->gpu)
+    goto no_cuda_backend;
   if (!make_work_frames (self, in_info))
     goto no_work_frames;
   if (self->gpu && (!cudaconv_gpu_configure (self->gpu, &self->work_info,
@@ -672,10 +744,19 @@ gst_cudaconv_set_info (GstVideoFilter * filter, GstCaps * incaps,
               && !cudaconv_gpu_configure_word_packed (self->gpu, in_info,
                   &err))))
     goto configure_failed;
+  if (self->gpu)
+    cudaconv_gpu_set_device_frames (self->gpu, self->cuda_memory);
   update_passthrough (self);
   return TRUE;
 
   /* ERRORS */
+no_cuda_backend:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Frames in CUDA memory need the CUDA backend, and this element runs "
+            "on the CPU"), (NULL));
+    return FALSE;
+  }
 no_work_frames:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
@@ -725,6 +806,88 @@ gst_cudaconv_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
       outbuf, meta, inbuf);
 }
 
+#ifdef HAVE_GST_CUDA
+/* A GstCudaBufferPool of the element's context for caps, with video metas
+ * (its planes are pitched); *size becomes the pool's buffer size. NULL
+ * when it takes no such configuration. */
+static GstBufferPool *
+new_cuda_pool (GstCudaConv * self, GstCaps * caps, guint * size, guint min,
+    guint max)
+{
+  GstBufferPool *pool =
+      gst_cuda_buffer_pool_new ((GstCudaContext *) self->cuda_context);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, caps, *size, min, max);
+  gst_buffer_pool_config_add_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
+  gst_structure_free (config);
+  return pool;
+}
+
+/* Upstream that sends CUDA memory gets a pool of our context, so that its
+ * frames need no copy to be read here. */
+static gboolean
+propose_cuda_pool (GstCudaConv * self, GstQuery * query, GstCaps * caps,
+    const GstVideoInfo * info)
+{
+  if (gst_query_get_n_allocation_pools (query) == 0) {
+    const guint held = self->depth + 1;
+    guint size = info->size;
+    GstBufferPool *pool = new_cuda_pool (self, caps, &size, held, 0);
+    if (!pool)
+      return FALSE;
+    gst_query_add_allocation_pool (query, pool, size, held, 0);
+    gst_object_unref (pool);
+  }
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  return TRUE;
+}
+
+/* Output in CUDA memory goes into downstream's CUDA pool when it is of our
+ * context, else into one of ours. */
+static gboolean
+decide_cuda_pool (GstCudaConv * self, GstQuery * query, GstCaps * caps,
+    const GstVideoInfo * info)
+{
+  GstBufferPool *pool = NULL, *ours;
+  guint size = 0, min = 0, max = 0;
+  const gboolean have_pool = gst_query_get_n_allocation_pools (query) > 0;
+
+  if (have_pool)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  if (pool && GST_IS_CUDA_BUFFER_POOL (pool)
+      && GST_CUDA_BUFFER_POOL (pool)->context ==
+      (GstCudaContext *) self->cuda_context) {
+    gst_object_unref (pool);
+    return TRUE;
+  }
+  gst_clear_object (&pool);
+  size = MAX (size, info->size);
+  min += self->depth + 1;
+  if (max != 0 && max < min)
+    max = min;
+  ours = new_cuda_pool (self, caps, &size, min, max);
+  if (!ours)
+    return FALSE;
+  if (have_pool)
+    gst_query_set_nth_allocation_pool (query, 0, ours, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, ours, size, min, max);
+  gst_object_unref (ours);
+  /* the pool allocates its own memory */
+  while (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_remove_nth_allocation_param (query, 0);
+  return TRUE;
+}
+#endif
+
 static gboolean
 gst_cudaconv_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
@@ -747,6 +910,10 @@ gst_cudaconv_propose_allocation (GstBaseTransform * trans,
   gst_query_parse_allocation (query, &caps, NULL);
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
+#ifdef HAVE_GST_CUDA
+  if (caps_in_cuda_memory (caps))
+    return propose_cuda_pool (self, query, caps, &info);
+#endif
   if (gst_query_get_n_allocation_pools (query) == 0) {
     /* up to async-depth input frames stay mapped while the GPU copies them,
      * and one more is being filled: allocated up front, no pinned allocation
@@ -779,6 +946,15 @@ gst_cudaconv_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   GstVideoInfo info;
 
   gst_query_parse_allocation (query, &caps, NULL);
+#ifdef HAVE_GST_CUDA
+  if (allocator && caps && caps_in_cuda_memory (caps)) {
+    if (!gst_video_info_from_caps (&info, caps)
+        || !decide_cuda_pool (self, query, caps, &info))
+      return FALSE;
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+        query);
+  }
+#endif
   if (allocator && caps && gst_video_info_from_caps (&info, caps)) {
     gboolean have_pool = gst_query_get_n_allocation_pools (query) > 0;
 
@@ -1049,6 +1225,73 @@ drop_invalid_input (GstCudaConv * self, GstBuffer * inbuf, GError * err)
   return GST_BASE_TRANSFORM_FLOW_DROPPED;
 }
 
+static GstMapFlags
+device_map_flag (GstCudaConv * self)
+{
+#ifdef HAVE_GST_CUDA
+  return self->cuda_memory ? GST_MAP_CUDA : 0;
+#else
+  return 0;
+#endif
+}
+
+#ifdef HAVE_GST_CUDA
+typedef void (*CudaMemorySync) (GstCudaMemory * memory);
+
+/* gst_cuda_memory_sync where the running library has it (1.24 and later,
+ * whose CUDA memory may carry a stream still writing it), else NULL */
+static CudaMemorySync
+cuda_memory_sync (void)
+{
+  static CudaMemorySync sync;
+  static gsize looked_up;
+
+  if (g_once_init_enter (&looked_up)) {
+    void *library = dlopen ("libgstcuda-1.0.so.0", RTLD_LAZY | RTLD_NOLOAD);
+    if (library) {
+      sync = (CudaMemorySync) dlsym (library, "gst_cuda_memory_sync");
+      dlclose (library);
+    }
+    g_once_init_leave (&looked_up, 1);
+  }
+  return sync;
+}
+#endif
+
+/* Whether every memory of buffer is CUDA memory of the element's context,
+ * so that its kernels can read and write it; where the library can say,
+ * what a stream still writes to it is waited for first. */
+static gboolean
+in_our_cuda_context (GstCudaConv * self, GstBuffer * buffer, GError ** error)
+{
+#ifdef HAVE_GST_CUDA
+  const CudaMemorySync sync = cuda_memory_sync ();
+
+  for (guint i = 0; i < gst_buffer_n_memory (buffer); i++) {
+    GstMemory *memory = gst_buffer_peek_memory (buffer, i);
+    GstCudaContext *context;
+
+    if (!gst_is_cuda_memory (memory)) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+          "the caps say CUDA memory, and the buffer holds other memory");
+      return FALSE;
+    }
+    context = GST_CUDA_MEMORY_CAST (memory)->context;
+    if (context != (GstCudaContext *) self->cuda_context) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+          "its CUDA memory belongs to another CUDA context (device %d; this "
+          "element works on device %d)", cudaconv_cuda_context_device
+          (GST_OBJECT (context)), cudaconv_cuda_context_device
+          (self->cuda_context));
+      return FALSE;
+    }
+    if (sync)
+      sync (GST_CUDA_MEMORY_CAST (memory));
+  }
+#endif
+  return TRUE;
+}
+
 /* Every buffer that is not passed through comes here, in place of
  * GstVideoFilter's transform (which pushes an unwritten output buffer when
  * it cannot map a frame): the input is checked before an output buffer is
@@ -1084,8 +1327,10 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 
   if (GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP))
     return forward_gap (self, inbuf);
+  if (self->cuda_memory && !in_our_cuda_context (self, inbuf, &err))
+    goto foreign_memory;
   if (!cudaconv_frame_map_checked (&in_frame, &filter->in_info, inbuf,
-          GST_MAP_READ, &err))
+          GST_MAP_READ | device_map_flag (self), &err))
     return drop_invalid_input (self, inbuf, err);
   ret = GST_BASE_TRANSFORM_GET_CLASS (trans)->prepare_output_buffer (trans,
       inbuf, &out);
@@ -1093,11 +1338,16 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   gst_buffer_unref (inbuf);
   if (ret != GST_FLOW_OK || !out)
     goto no_output;
+  if (self->cuda_memory && !in_our_cuda_context (self, out, &err))
+    goto bad_output;
   if (!cudaconv_frame_map_checked (&out_frame, &filter->out_info, out,
-          GST_MAP_WRITE, &err))
+          GST_MAP_WRITE | device_map_flag (self), &err))
     goto bad_output;
   gst_buffer_unref (out);
-  cudaconv_frame_zero_new_memory (&out_frame);
+  /* device memory: the kernels write every sample, padding stays as the
+   * pool made it */
+  if (!self->cuda_memory)
+    cudaconv_frame_zero_new_memory (&out_frame);
 
   if (!queue_on_gpu) {
     ret = gst_cudaconv_transform_frame (filter, &in_frame, &out_frame);
@@ -1122,6 +1372,17 @@ no_output:
   {
     gst_video_frame_unmap (&in_frame);
     return ret == GST_FLOW_OK ? GST_FLOW_ERROR : ret;
+  }
+foreign_memory:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Cannot filter the input buffer: %s", err->message),
+        ("cudaconv reads CUDA memory of its own CUDA context only: give the "
+            "pipeline's CUDA elements one context (device-id), or put "
+            "cudadownload ! cudaupload before it"));
+    g_error_free (err);
+    gst_buffer_unref (inbuf);
+    return GST_FLOW_ERROR;
   }
 bad_output:
   {
@@ -1325,6 +1586,8 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
       "cudaconv developers");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cudaconv_start);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cudaconv_transform_caps);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cudaconv_stop);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cudaconv_propose_allocation);

@@ -60,6 +60,9 @@ struct _GstCudaConv {
    * before start */
   GstObject *cuda_context;
   CudaConvGpu *gpu;
+  /* the caps are memory:CUDAMemory: frames are filtered in device memory
+   * of cuda_context, where they are */
+  gboolean cuda_memory;
   CudaConvFilter filter;
   guint filter_cookie;          /* settings_cookie the filter was made from */
   gint n_threads;

@@ -17,6 +17,7 @@
 #include <cuda_runtime_api.h>
 #ifdef HAVE_GST_CUDA
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
 #endif
 #endif
 
@@ -2596,6 +2597,134 @@ GST_START_TEST (test_shared_cuda_context)
 }
 
 GST_END_TEST;
+
+/* Whether two frames of one format hold samples within 1 of each other */
+static gboolean
+frames_within_one (GstSample * a, GstSample * b, gchar ** why)
+{
+  GstVideoInfo info;
+  GstVideoFrame fa, fb;
+  gboolean ok = TRUE;
+
+  if (!gst_video_info_from_caps (&info, gst_sample_get_caps (a))
+      || !gst_video_frame_map (&fa, &info, gst_sample_get_buffer (a),
+          GST_MAP_READ)) {
+    *why = g_strdup ("cannot map the CUDA branch's frame");
+    return FALSE;
+  }
+  if (!gst_video_frame_map (&fb, &info, gst_sample_get_buffer (b),
+          GST_MAP_READ)) {
+    gst_video_frame_unmap (&fa);
+    *why = g_strdup ("cannot map the CPU branch's frame");
+    return FALSE;
+  }
+  for (guint p = 0; ok && p < GST_VIDEO_FRAME_N_PLANES (&fa); p++) {
+    const gint depth = GST_VIDEO_FORMAT_INFO_DEPTH (info.finfo, 0);
+    const gboolean deep = depth > 8;
+    /* one step of the samples' significant bits */
+    const gint step = deep ? 1 << (16 - depth) : 1;
+    gint rows, comp[GST_VIDEO_MAX_COMPONENTS];
+    guint width;
+
+    /* the plane's rows and used bytes, from its first component */
+    gst_video_format_info_component (info.finfo, p, comp);
+    rows = GST_VIDEO_FRAME_COMP_HEIGHT (&fa, comp[0]);
+    width = GST_VIDEO_FRAME_COMP_WIDTH (&fa, comp[0]) *
+        GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, comp[0]);
+    for (gint y = 0; ok && y < rows; y++) {
+      const guint8 *ra = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p);
+      const guint8 *rb = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p);
+      for (guint x = 0; ok && x < width; x += deep ? 2 : 1) {
+        const gint va = deep ? GST_READ_UINT16_LE (ra + x) : ra[x];
+        const gint vb = deep ? GST_READ_UINT16_LE (rb + x) : rb[x];
+        if (ABS (va - vb) > step) {
+          *why = g_strdup_printf ("plane %u, row %d, byte %u: %d against %d",
+              p, y, x, va, vb);
+          ok = FALSE;
+        }
+      }
+    }
+  }
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  return ok;
+}
+
+/* Frames in CUDA memory (cudaupload ! cudaconv ! cudadownload, with caps
+ * that ask cudaupload for CUDA memory: it passes system memory through to
+ * an element that takes both), which cudaconv filters where they are, give
+ * what the CPU backend gives for the same frames in system memory, within
+ * 1; and the CUDA branch's cudaconv negotiated memory:CUDAMemory. */
+GST_START_TEST (test_cuda_memory_frames)
+{
+  static const gchar *formats[] = { "I420", "NV12", "Y444", "RGBA", "BGRx",
+    "P010_10LE", "Y444_16LE"
+  };
+
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 pattern=snow ! "
+        "video/x-raw,format=%s,width=98,height=67 ! tee name=t "
+        "t. ! queue ! cudaupload ! video/x-raw(memory:CUDAMemory) ! "
+        "cudaconv name=g backend=cuda "
+        "kernel=gaussian radius=2 ! cudadownload ! video/x-raw ! "
+        "appsink name=gpu sync=false "
+        "t. ! queue ! cudaconv backend=cpu kernel=gaussian radius=2 ! "
+        "appsink name=cpu sync=false", formats[f]);
+    GError *err = NULL;
+    GstElement *pipeline = gst_parse_launch (desc, &err);
+    GstElement *g, *gpu, *cpu;
+    GstPad *pad;
+    GstCaps *caps;
+
+    fail_unless (pipeline != NULL, "%s", err ? err->message : "");
+    g = gst_bin_get_by_name (GST_BIN (pipeline), "g");
+    gpu = gst_bin_get_by_name (GST_BIN (pipeline), "gpu");
+    cpu = gst_bin_get_by_name (GST_BIN (pipeline), "cpu");
+    fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+        GST_STATE_CHANGE_FAILURE, "%s: cannot play", formats[f]);
+    for (gint n = 0; n < 2; n++) {
+      GstSample *a = NULL, *b = NULL;
+      gchar *why = NULL;
+
+      g_signal_emit_by_name (gpu, "try-pull-sample", 10 * GST_SECOND, &a);
+      g_signal_emit_by_name (cpu, "try-pull-sample", 10 * GST_SECOND, &b);
+      if (!a || !b) {
+        GstBus *bus = gst_element_get_bus (pipeline);
+        GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+        GError *error = NULL;
+        if (msg)
+          gst_message_parse_error (msg, &error, NULL);
+        fail ("%s: frame %d did not come out of the %s branch: %s",
+            formats[f], n, a ? "CPU" : "CUDA", error ? error->message :
+            "no error on the bus");
+      }
+      fail_unless (frames_within_one (a, b, &why), "%s, frame %d: %s",
+          formats[f], n, why);
+      gst_sample_unref (a);
+      gst_sample_unref (b);
+    }
+    pad = gst_element_get_static_pad (g, "sink");
+    caps = gst_pad_get_current_caps (pad);
+    fail_unless (caps != NULL, "%s: no caps on cudaconv", formats[f]);
+    if (!gst_caps_features_contains (gst_caps_get_features (caps, 0),
+            GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY)) {
+      gchar *text = gst_caps_to_string (caps);
+      fail ("%s: cudaconv negotiated %s", formats[f], text);
+    }
+    gst_caps_unref (caps);
+    gst_object_unref (pad);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (g);
+    gst_object_unref (gpu);
+    gst_object_unref (cpu);
+    gst_object_unref (pipeline);
+    g_free (desc);
+  }
+}
+
+GST_END_TEST;
 #endif
 
 #ifdef ELEMENT_CUDA
@@ -2662,6 +2791,9 @@ cudaconv_suite (void)
   tcase_add_test (tc, test_passthrough_race);
   tcase_add_test (tc, test_numeric_edges);
   tcase_add_test (tc, test_property_fuzz);
+#if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
+  tcase_add_test (tc, test_cuda_memory_frames);
+#endif
 #ifdef ELEMENT_CUDA
   tcase_add_test (tc, test_device_id_out_of_range);
   tcase_add_test (tc, test_many_instances);
