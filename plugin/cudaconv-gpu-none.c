@@ -54,7 +54,8 @@ cudaconv_gpu_set_host_register (CudaConvGpu * gpu, gboolean enable)
 }
 
 void
-cudaconv_gpu_set_device_frames (CudaConvGpu * gpu, gboolean device_frames)
+cudaconv_gpu_set_device_frames (CudaConvGpu * gpu, gboolean in_device,
+    gboolean out_device)
 {
 }
 

@@ -100,8 +100,9 @@ struct _CudaConvGpu {
   gsize staging_size;
   /* frames travel word-packed (cudaconv_gpu_configure_word_packed) */
   gboolean word_packed;
-  /* frames are device memory of the context (cudaconv_gpu_set_device_frames) */
-  gboolean device_frames;
+  /* input and output frames are device memory of the context
+   * (cudaconv_gpu_set_device_frames) */
+  gboolean in_device, out_device;
   GstVideoInfo packed_info;
 
   TuneKey tune_key;
@@ -114,7 +115,7 @@ release_slots (CudaConvGpu * gpu)
 {
   for (guint s = 0; s < CUDACONV_GPU_MAX_DEPTH; s++) {
     FrameSlot *slot = &gpu->slots[s];
-    if (slot->frame_in || slot->frame_out) {
+    if (gpu->frame_layout) {
       cudaFree (slot->frame_in);
       cudaFree (slot->frame_out);
     } else {
@@ -318,10 +319,12 @@ cudaconv_gpu_take_kernel_report (CudaConvGpu * gpu)
 }
 
 void
-cudaconv_gpu_set_device_frames (CudaConvGpu * gpu, gboolean device_frames)
+cudaconv_gpu_set_device_frames (CudaConvGpu * gpu, gboolean in_device,
+    gboolean out_device)
 {
   g_return_if_fail (gpu->in_flight == 0);
-  gpu->device_frames = device_frames;
+  gpu->in_device = in_device;
+  gpu->out_device = out_device;
 }
 
 guint
@@ -368,34 +371,41 @@ configure_in_context (CudaConvGpu * gpu, const GstVideoInfo * info,
     if (!CUDACONV_CHECK (cudaStreamCreateWithFlags (&slot->stream,
                 cudaStreamNonBlocking), error)
         || !CUDACONV_CHECK (cudaEventCreateWithFlags (&slot->done,
-                cudaEventDisableTiming), error)
-        || !CUDACONV_CHECK (cudaHostAlloc ((void **) &slot->staging_in,
-                staging_size, cudaHostAllocDefault), error)
-        || !CUDACONV_CHECK (cudaHostAlloc ((void **) &slot->staging_out,
-                staging_size, cudaHostAllocDefault), error))
+                cudaEventDisableTiming), error))
+      goto failed;
+    /* a side in device memory is read or written where it is: it needs
+     * neither staging nor device planes of the slot's own */
+    if ((!gpu->in_device && !CUDACONV_CHECK (cudaHostAlloc ((void **)
+                    &slot->staging_in, staging_size, cudaHostAllocDefault),
+                error))
+        || (!gpu->out_device && !CUDACONV_CHECK (cudaHostAlloc ((void **)
+                    &slot->staging_out, staging_size, cudaHostAllocDefault),
+                error)))
       goto failed;
     if (gpu->frame_layout
-        && (!CUDACONV_CHECK (cudaMalloc ((void **) &slot->frame_in,
-                    GST_VIDEO_INFO_SIZE (info)), error)
-            || !CUDACONV_CHECK (cudaMalloc ((void **) &slot->frame_out,
-                    GST_VIDEO_INFO_SIZE (info)), error)
-            /* row padding and gaps between planes, which no kernel
-             * writes, go out as zeros with the whole frame */
-            || !CUDACONV_CHECK (cudaMemset (slot->frame_out, 0,
-                    GST_VIDEO_INFO_SIZE (info)), error)))
+        && ((!gpu->in_device && !CUDACONV_CHECK (cudaMalloc ((void **)
+                        &slot->frame_in, GST_VIDEO_INFO_SIZE (info)), error))
+            || (!gpu->out_device
+                && (!CUDACONV_CHECK (cudaMalloc ((void **) &slot->frame_out,
+                            GST_VIDEO_INFO_SIZE (info)), error)
+                    /* row padding and gaps between planes, which no kernel
+                     * writes, go out as zeros with the whole frame */
+                    || !CUDACONV_CHECK (cudaMemset (slot->frame_out, 0,
+                            GST_VIDEO_INFO_SIZE (info)), error)))))
       goto failed;
     for (guint p = 0; p < layout.n_planes; p++) {
       DevicePlane *dp = &slot->planes[p];
       const CudaConvPlanePlan *pp = &layout.planes[p];
+      const gsize plane_offset = GST_VIDEO_INFO_PLANE_OFFSET (info, p);
 
       if (gpu->frame_layout) {
-        dp->in = slot->frame_in + GST_VIDEO_INFO_PLANE_OFFSET (info, p);
-        dp->out = slot->frame_out + GST_VIDEO_INFO_PLANE_OFFSET (info, p);
+        dp->in = slot->frame_in ? slot->frame_in + plane_offset : NULL;
+        dp->out = slot->frame_out ? slot->frame_out + plane_offset : NULL;
         dp->in_pitch = dp->out_pitch = GST_VIDEO_INFO_PLANE_STRIDE (info, p);
-      } else if (!CUDACONV_CHECK (cudaMallocPitch (&dp->in, &dp->in_pitch,
-                  pp->row_bytes, pp->rows), error)
-          || !CUDACONV_CHECK (cudaMallocPitch (&dp->out, &dp->out_pitch,
-                  pp->row_bytes, pp->rows), error)) {
+      } else if ((!gpu->in_device && !CUDACONV_CHECK (cudaMallocPitch
+                  (&dp->in, &dp->in_pitch, pp->row_bytes, pp->rows), error))
+          || (!gpu->out_device && !CUDACONV_CHECK (cudaMallocPitch (&dp->out,
+                      &dp->out_pitch, pp->row_bytes, pp->rows), error))) {
         goto failed;
       }
       dp->staging_offset = offset;
@@ -403,10 +413,12 @@ configure_in_context (CudaConvGpu * gpu, const GstVideoInfo * info,
     }
   }
   gpu->staging_size = staging_size;
-  GST_DEBUG ("configured %s %dx%d: %u planes, %u frame slots of %"
-      G_GSIZE_FORMAT " bytes of staging each way", GST_VIDEO_INFO_NAME (info),
+  GST_DEBUG ("configured %s %dx%d: %u planes, %u frame slots; input in %s "
+      "memory, output in %s memory, %" G_GSIZE_FORMAT " bytes of staging "
+      "for each side in host memory", GST_VIDEO_INFO_NAME (info),
       GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
-      gpu->n_planes, gpu->depth, staging_size);
+      gpu->n_planes, gpu->depth, gpu->in_device ? "device" : "host",
+      gpu->out_device ? "device" : "host", staging_size);
   return TRUE;
 
 failed:
@@ -590,10 +602,19 @@ frame_is_whole (const CudaConvGpu * gpu, const GstVideoFrame * frame)
   return TRUE;
 }
 
-/* Whether one side of the slot's frame can travel as one copy: device
- * frames exist, the frame is copied by DMA and laid out as the caps say,
- * and every plane is written on the device (a copy back carries them
- * all). A crop's picture inside a larger buffer goes plane by plane. */
+/* Whether plane p goes through the device: it is filtered there, or a
+ * side of the frame is device memory. */
+static gboolean
+plane_on_device (const CudaConvGpu * gpu, const FrameSlot * slot, guint p)
+{
+  return slot->plan.planes[p].process || gpu->in_device || gpu->out_device;
+}
+
+/* Whether one side of the slot's frame, in host memory, can travel as one
+ * copy: device frames exist, the frame is copied by DMA and laid out as
+ * the caps say, and every plane goes through the device (a copy back
+ * carries them all). A crop's picture inside a larger buffer goes plane by
+ * plane. */
 static gboolean
 copies_whole_frame (const CudaConvGpu * gpu, const FrameSlot * slot,
     const GstVideoFrame * frame, gboolean direct)
@@ -601,9 +622,27 @@ copies_whole_frame (const CudaConvGpu * gpu, const FrameSlot * slot,
   if (!gpu->frame_layout || !direct || !frame_is_whole (gpu, frame))
     return FALSE;
   for (guint p = 0; p < slot->plan.n_planes; p++)
-    if (!slot->plan.planes[p].process)
+    if (!plane_on_device (gpu, slot, p))
       return FALSE;
   return TRUE;
+}
+
+/* Whether the input frame's planes are read by the device directly:
+ * device memory, our pinned memory or memory the host registration cache
+ * has page-locked. */
+static gboolean
+input_by_dma (CudaConvGpu * gpu, GstVideoFrame * in)
+{
+  return gpu->in_device || cudaconv_buffer_is_pinned (in->buffer)
+      || (gpu->host_register
+      && cudaconv_host_register_frame (&gpu->registered, in));
+}
+
+/* Whether the output frame's planes are written by the device directly. */
+static gboolean
+output_by_dma (const CudaConvGpu * gpu, const GstVideoFrame * out)
+{
+  return gpu->out_device || cudaconv_buffer_is_pinned (out->buffer);
 }
 
 static gboolean
@@ -688,9 +727,10 @@ word_planes (const CudaConvGpu * gpu, const FrameSlot * slot,
  * unpacked there into the twin's planes, filtered, packed and copied back
  * (into staging_out when out is not copied by DMA). */
 static gboolean
-enqueue_word_packed (CudaConvGpu * gpu, FrameSlot * slot,
-    gboolean in_direct, gboolean out_direct, GError ** error)
+enqueue_word_packed (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
 {
+  const gboolean in_direct = input_by_dma (gpu, &slot->in);
+  const gboolean out_direct = output_by_dma (gpu, &slot->out);
   const CudaConvPlan *plan = &slot->plan;
   const GstVideoFormat format = GST_VIDEO_INFO_FORMAT (&gpu->packed_info);
   const CcWordLayout layout = word_layout (format);
@@ -710,6 +750,7 @@ enqueue_word_packed (CudaConvGpu * gpu, FrameSlot * slot,
     src = slot->staging_in;
     src_pitch = row_bytes;
   }
+  slot->out_staged = !out_direct;
   word_planes (gpu, slot, comps, TRUE, planes, pitches);
   if (!CUDACONV_CHECK (cudaMemcpy2DAsync (slot->packed_in, pitch, src,
               src_pitch, row_bytes, rows, cudaMemcpyHostToDevice,
@@ -740,27 +781,63 @@ enqueue_word_packed (CudaConvGpu * gpu, FrameSlot * slot,
           GST_VIDEO_FRAME_PLANE_DATA (&slot->out, 0) : slot->staging_out,
           out_direct ? (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&slot->out, 0) :
           row_bytes, slot->packed_out, pitch, row_bytes, rows,
-          cudaMemcpyDeviceToHost, slot->stream), error);
+          cudaMemcpyDeviceToHost, slot->stream), error)
+      && CUDACONV_CHECK (cudaEventRecord (slot->done, slot->stream), error);
 }
 
-/* A frame whose planes are device memory of the backend's context: the
- * kernels read and write them where they are, and what no kernel writes is
- * copied on the device. */
+/* A frame on the slot's stream. A side in host memory is copied to or
+ * from the slot's device planes (by DMA where the memory is pinned or
+ * registered, else through staging); a side in device memory of the
+ * context is read or written where it is. Planes that no kernel writes
+ * are copied on the device, or on the host while the GPU works when both
+ * sides are host memory. */
 static gboolean
-enqueue_device_frame (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
+enqueue_planes (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
 {
   const CudaConvPlan *plan = &slot->plan;
+  GstVideoFrame *in = &slot->in, *out = &slot->out;
+  const gboolean in_direct = input_by_dma (gpu, in);
+  const gboolean out_direct = output_by_dma (gpu, out);
+  /* bytes from the first plane's first byte to the frame's end */
+  const gsize frame_bytes = GST_VIDEO_INFO_SIZE (&gpu->info) -
+      GST_VIDEO_INFO_PLANE_OFFSET (&gpu->info, 0);
+  const gboolean whole_in = !gpu->in_device
+      && copies_whole_frame (gpu, slot, in, in_direct);
+  const gboolean whole_out = !gpu->out_device
+      && copies_whole_frame (gpu, slot, out, out_direct);
 
-  slot->out_staged = FALSE;
+  slot->out_staged = !out_direct;
+  if (whole_in && !CUDACONV_CHECK (cudaMemcpyAsync (slot->planes[0].in,
+              GST_VIDEO_FRAME_PLANE_DATA (in, 0), frame_bytes,
+              cudaMemcpyHostToDevice, slot->stream), error))
+    return FALSE;
   for (guint p = 0; p < plan->n_planes; p++) {
     const CudaConvPlanePlan *pp = &plan->planes[p];
-    const DevicePlane dp = {
-      GST_VIDEO_FRAME_PLANE_DATA (&slot->in, p),
-      GST_VIDEO_FRAME_PLANE_DATA (&slot->out, p),
-      GST_VIDEO_FRAME_PLANE_STRIDE (&slot->in, p),
-      GST_VIDEO_FRAME_PLANE_STRIDE (&slot->out, p), 0
-    };
+    DevicePlane dp = slot->planes[p];
+    const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
+    gsize src_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
 
+    if (!plane_on_device (gpu, slot, p))
+      continue;
+    if (gpu->in_device) {
+      dp.in = (void *) src;
+      dp.in_pitch = src_pitch;
+    } else if (!whole_in) {
+      if (!in_direct) {
+        copy_rows (slot->staging_in + dp.staging_offset, pp->row_bytes, src,
+            src_pitch, pp->row_bytes, pp->rows);
+        src = slot->staging_in + dp.staging_offset;
+        src_pitch = pp->row_bytes;
+      }
+      if (!CUDACONV_CHECK (cudaMemcpy2DAsync (dp.in, dp.in_pitch, src,
+                  src_pitch, pp->row_bytes, pp->rows, cudaMemcpyHostToDevice,
+                  slot->stream), error))
+        return FALSE;
+    }
+    if (gpu->out_device) {
+      dp.out = GST_VIDEO_FRAME_PLANE_DATA (out, p);
+      dp.out_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+    }
     if ((!pp->process || pp->copy_first)
         && !CUDACONV_CHECK (cudaMemcpy2DAsync (dp.out, dp.out_pitch, dp.in,
                 dp.in_pitch, pp->row_bytes, pp->rows, cudaMemcpyDeviceToDevice,
@@ -768,75 +845,15 @@ enqueue_device_frame (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
       return FALSE;
     if (pp->process && !run_plane_kernels (gpu, slot, p, &dp, error))
       return FALSE;
-  }
-  return CUDACONV_CHECK (cudaEventRecord (slot->done, slot->stream), error);
-}
-
-/* A frame in host memory: copied to the device (by DMA where the memory
- * is pinned or registered, else through staging), filtered, copied back. */
-static gboolean
-enqueue_host_frame (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
-{
-  const CudaConvPlan *plan = &slot->plan;
-  GstVideoFrame *in = &slot->in, *out = &slot->out;
-  const gboolean in_direct = cudaconv_buffer_is_pinned (in->buffer)
-      || (gpu->host_register
-      && cudaconv_host_register_frame (&gpu->registered, in));
-  const gboolean out_direct = cudaconv_buffer_is_pinned (out->buffer);
-  /* bytes from the first plane's first byte to the frame's end */
-  const gsize frame_bytes = GST_VIDEO_INFO_SIZE (&gpu->info) -
-      GST_VIDEO_INFO_PLANE_OFFSET (&gpu->info, 0);
-  gboolean whole_in, whole_out;
-
-  slot->out_staged = !out_direct;
-  if (gpu->word_packed)
-    return enqueue_word_packed (gpu, slot, in_direct, out_direct, error)
-        && CUDACONV_CHECK (cudaEventRecord (slot->done, slot->stream), error);
-  whole_in = copies_whole_frame (gpu, slot, in, in_direct);
-  whole_out = copies_whole_frame (gpu, slot, out, out_direct);
-  if (whole_in && !CUDACONV_CHECK (cudaMemcpyAsync (slot->planes[0].in,
-              GST_VIDEO_FRAME_PLANE_DATA (in, 0), frame_bytes,
-              cudaMemcpyHostToDevice, slot->stream), error))
-    return FALSE;
-  for (guint p = 0; p < plan->n_planes; p++) {
-    const CudaConvPlanePlan *pp = &plan->planes[p];
-    const DevicePlane *dp = &slot->planes[p];
-    const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
-    gsize src_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
-
-    if (!pp->process)
+    if (gpu->out_device || whole_out)
       continue;
-    if (!in_direct) {
-      copy_rows (slot->staging_in + dp->staging_offset, pp->row_bytes, src,
-          src_pitch, pp->row_bytes, pp->rows);
-      src = slot->staging_in + dp->staging_offset;
-      src_pitch = pp->row_bytes;
-    }
-    if (!whole_in && !CUDACONV_CHECK (cudaMemcpy2DAsync (dp->in, dp->in_pitch,
-                src, src_pitch, pp->row_bytes, pp->rows,
-                cudaMemcpyHostToDevice, slot->stream), error))
-      return FALSE;
-    if (pp->copy_first
-        && !CUDACONV_CHECK (cudaMemcpy2DAsync (dp->out, dp->out_pitch, dp->in,
-                dp->in_pitch, pp->row_bytes, pp->rows, cudaMemcpyDeviceToDevice,
+    if (!CUDACONV_CHECK (cudaMemcpy2DAsync (out_direct ?
+                GST_VIDEO_FRAME_PLANE_DATA (out, p) : slot->staging_out +
+                dp.staging_offset, out_direct ? (gsize)
+                GST_VIDEO_FRAME_PLANE_STRIDE (out, p) : pp->row_bytes, dp.out,
+                dp.out_pitch, pp->row_bytes, pp->rows, cudaMemcpyDeviceToHost,
                 slot->stream), error))
       return FALSE;
-    if (!run_plane_kernels (gpu, slot, p, dp, error))
-      return FALSE;
-    if (whole_out) {
-      continue;
-    } else if (out_direct) {
-      if (!CUDACONV_CHECK (cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA (out,
-                      p), GST_VIDEO_FRAME_PLANE_STRIDE (out, p), dp->out,
-                  dp->out_pitch, pp->row_bytes, pp->rows,
-                  cudaMemcpyDeviceToHost, slot->stream), error))
-        return FALSE;
-    } else if (!CUDACONV_CHECK (cudaMemcpy2DAsync (slot->staging_out +
-                dp->staging_offset, pp->row_bytes, dp->out, dp->out_pitch,
-                pp->row_bytes, pp->rows, cudaMemcpyDeviceToHost, slot->stream),
-            error)) {
-      return FALSE;
-    }
   }
   if (whole_out && !CUDACONV_CHECK (cudaMemcpyAsync (GST_VIDEO_FRAME_PLANE_DATA
               (out, 0), slot->planes[0].out, frame_bytes,
@@ -845,9 +862,9 @@ enqueue_host_frame (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
   if (!CUDACONV_CHECK (cudaEventRecord (slot->done, slot->stream), error))
     return FALSE;
 
-  /* planes left as they are are copied while the GPU works */
+  /* planes left as they are between host frames */
   for (guint p = 0; p < plan->n_planes; p++)
-    if (!plan->planes[p].process)
+    if (!plane_on_device (gpu, slot, p))
       cudaconv_plan_copy_plane (plan, p, out, in);
   return TRUE;
 }
@@ -861,9 +878,9 @@ enqueue_frame (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
   if (slot->plan.any_filter && gpu->filter_stale
       && !make_kernel_filter (gpu, slot, error))
     return FALSE;
-  if (gpu->device_frames)
-    return enqueue_device_frame (gpu, slot, error);
-  return enqueue_host_frame (gpu, slot, error);
+  if (gpu->word_packed)
+    return enqueue_word_packed (gpu, slot, error);
+  return enqueue_planes (gpu, slot, error);
 
   /* ERRORS */
 no_filter:
@@ -888,7 +905,7 @@ complete_slot (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
   } else if (slot->out_staged) {
     for (guint p = 0; p < slot->plan.n_planes; p++) {
       const CudaConvPlanePlan *pp = &slot->plan.planes[p];
-      if (pp->process)
+      if (plane_on_device (gpu, slot, p))
         copy_rows (GST_VIDEO_FRAME_PLANE_DATA (&slot->out, p),
             GST_VIDEO_FRAME_PLANE_STRIDE (&slot->out, p),
             slot->staging_out + slot->planes[p].staging_offset,

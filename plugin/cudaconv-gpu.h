@@ -48,11 +48,13 @@ GstBufferPool *cudaconv_gpu_new_pool (CudaConvGpu * gpu, GstCaps * caps,
 gboolean cudaconv_gpu_configure (CudaConvGpu * gpu, const GstVideoInfo * info,
     guint depth, GError ** error);
 
-/* Whether the frames that process and submit take are mapped with
- * GST_MAP_CUDA: device memory in the backend's context, filtered where it
- * is, with no copy to or from the host. Nothing may be in flight. */
-void cudaconv_gpu_set_device_frames (CudaConvGpu * gpu,
-    gboolean device_frames);
+/* Whether the input and the output frames that process and submit take
+ * are mapped with GST_MAP_CUDA: device memory in the backend's context,
+ * read or written where it is, with no copy to or from the host; a side
+ * in host memory is copied. Call before configure, which allocates device
+ * planes and pinned staging for the host sides only. */
+void cudaconv_gpu_set_device_frames (CudaConvGpu * gpu, gboolean in_device,
+    gboolean out_device);
 
 /* Whether input buffers that are not our pinned memory are registered with
  * CUDA (cached on the memory, see cudaconv-host-register.h) or copied

@@ -65,6 +65,15 @@
  * line), it makes the element fail to start with an error naming the
  * problem.
  *
+ * In a pipeline of CUDA elements (NVDEC decoders, cudaupload, cudadownload)
+ * both pads also take `video/x-raw(memory:CUDAMemory)`, first: frames in
+ * CUDA memory are filtered where they are, in the GstCudaContext the
+ * element shares with its neighbours (device-id chooses the device as
+ * theirs does). Each side may be CUDA or system memory on its own, so the
+ * element also uploads or downloads while it filters; it prefers the
+ * memory of the other side. A buffer leaves only after the kernels that
+ * write it have finished.
+ *
  * An input buffer that does not hold a frame of the negotiated caps (too
  * short, or a video meta whose planes reach past the buffer's memory) is
  * dropped with a warning that says what is wrong, at most one a second: in
@@ -84,6 +93,9 @@
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=100 ! video/x-raw,format=RGBA ! cudaconv kernel=box radius=5 channels=r+g+b+a backend=cpu ! fakesink
  * ]| Box blur of all four RGBA channels on the CPU.
+ * |[
+ * gst-launch-1.0 filesrc location=in.h264 ! h264parse ! nvh264dec ! cudaconv kernel=gaussian radius=2 ! cudadownload ! videoconvert ! autovideosink
+ * ]| Blurs decoded H.264 in GPU memory: the frames cross the bus once.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -265,7 +277,9 @@ update_passthrough (GstCudaConv * self)
 
   g_mutex_lock (&self->passthrough_lock);
   GST_OBJECT_LOCK (self);
-  identity = settings_are_identity (&self->settings);
+  /* a frame that changes memory is copied even when nothing filters it */
+  identity = settings_are_identity (&self->settings)
+      && !self->changes_memory;
   GST_OBJECT_UNLOCK (self);
   if (identity != gst_base_transform_is_passthrough (trans)) {
     GST_DEBUG_OBJECT (self, "passthrough %s", identity ? "on" : "off");
@@ -504,9 +518,10 @@ gst_cudaconv_get_property (GObject * object, guint prop_id, GValue * value,
 static CudaConvGpu *
 open_gpu (GstCudaConv * self, gint device_id, GError ** error)
 {
+#ifdef HAVE_GST_CUDA
+  /* what is missing is said before GStreamer's CUDA library is asked */
   if (!cudaconv_gpu_probe (device_id, error))
     return NULL;
-#ifdef HAVE_GST_CUDA
   /* the library calls the driver through a table it fills once; nvcodec
    * fills it when it loads, which a pipeline without it never does */
   if (!gst_cuda_load_library ()) {
@@ -514,6 +529,9 @@ open_gpu (GstCudaConv * self, gint device_id, GError ** error)
         "GStreamer's CUDA library cannot load the NVIDIA driver");
     return NULL;
   }
+  /* the CUDA allocator, which GstCudaBufferPool needs; nvcodec registers
+   * it when it loads, which a pipeline without it never does */
+  gst_cuda_memory_init_once ();
   if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
           (GstCudaContext **) & self->cuda_context)) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
@@ -680,15 +698,65 @@ caps_in_cuda_memory (GstCaps * caps)
 #endif
 }
 
-/* The identity, with frames in CUDA memory first (filtered where they are),
- * but for the CPU backend, which offers no CUDA memory. */
+#ifdef HAVE_GST_CUDA
+typedef enum {
+  CAPS_IN_CUDA_MEMORY,
+  CAPS_IN_SYSTEM_MEMORY,
+  CAPS_IN_OTHER_MEMORY,         /* or with other features: never converted */
+} CapsMemory;
+
+static CapsMemory
+structure_memory (GstCaps * caps, guint i)
+{
+  GstCapsFeatures *features = gst_caps_get_features (caps, i);
+
+  if (!features || gst_caps_features_is_equal (features,
+          GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
+    return CAPS_IN_SYSTEM_MEMORY;
+  if (!gst_caps_features_is_any (features)
+      && gst_caps_features_get_size (features) == 1
+      && gst_caps_features_contains (features,
+          GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
+    return CAPS_IN_CUDA_MEMORY;
+  return CAPS_IN_OTHER_MEMORY;
+}
+
+/* The structures of caps in memory from, each in memory to. */
+static GstCaps *
+caps_moved (GstCaps * caps, CapsMemory from, CapsMemory to)
+{
+  GstCaps *result = gst_caps_new_empty ();
+
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *features = gst_caps_get_features (caps, i);
+    if (structure_memory (caps, i) != from)
+      continue;
+    if (to == CAPS_IN_CUDA_MEMORY)
+      features = gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY,
+          NULL);
+    else if (to == CAPS_IN_SYSTEM_MEMORY)
+      features = gst_caps_features_new
+          (GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, NULL);
+    else if (features)
+      features = gst_caps_features_copy (features);
+    gst_caps_append_structure_full (result,
+        gst_structure_copy (gst_caps_get_structure (caps, i)), features);
+  }
+  return result;
+}
+#endif
+
+/* The same video on the other pad, in the same memory first and then in
+ * the other (system memory in, CUDA memory out uploads while it filters),
+ * CUDA memory before system memory within each. The CPU backend offers no
+ * CUDA memory. */
 static GstCaps *
 gst_cudaconv_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
   GstCudaConv *self = GST_CUDACONV (trans);
   GstCaps *result = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_caps
-      (trans, direction, caps, filter);
+      (trans, direction, caps, NULL);
 #ifdef HAVE_GST_CUDA
   gboolean on_cpu;
 
@@ -697,23 +765,57 @@ gst_cudaconv_transform_caps (GstBaseTransform * trans,
       && self->active_backend != GST_CUDACONV_BACKEND_CUDA;
   GST_OBJECT_UNLOCK (self);
   if (result && !gst_caps_is_any (result)) {
-    GstCaps *cuda = gst_caps_new_empty (), *other = gst_caps_new_empty ();
+    GstCaps *same = result;
 
-    for (guint i = 0; i < gst_caps_get_size (result); i++) {
-      GstCapsFeatures *features = gst_caps_get_features (result, i);
-      const gboolean in_cuda = features && gst_caps_features_contains
-          (features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-      if (in_cuda && on_cpu)
-        continue;
-      gst_caps_append_structure_full (in_cuda ? cuda : other,
-          gst_structure_copy (gst_caps_get_structure (result, i)),
-          features ? gst_caps_features_copy (features) : NULL);
+    result = gst_caps_new_empty ();
+    if (!on_cpu)
+      result = gst_caps_merge (result, caps_moved (same, CAPS_IN_CUDA_MEMORY,
+              CAPS_IN_CUDA_MEMORY));
+    result = gst_caps_merge (result, caps_moved (same, CAPS_IN_SYSTEM_MEMORY,
+            CAPS_IN_SYSTEM_MEMORY));
+    result = gst_caps_merge (result, caps_moved (same, CAPS_IN_OTHER_MEMORY,
+            CAPS_IN_OTHER_MEMORY));
+    if (!on_cpu) {
+      result = gst_caps_merge (result, caps_moved (same,
+              CAPS_IN_SYSTEM_MEMORY, CAPS_IN_CUDA_MEMORY));
+      result = gst_caps_merge (result, caps_moved (same, CAPS_IN_CUDA_MEMORY,
+              CAPS_IN_SYSTEM_MEMORY));
     }
-    gst_caps_unref (result);
-    result = gst_caps_merge (cuda, other);
+    gst_caps_unref (same);
   }
 #endif
+  if (result && filter) {
+    GstCaps *filtered = gst_caps_intersect_full (filter, result,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = filtered;
+  }
+  GST_DEBUG_OBJECT (self, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps,
+      result);
   return result;
+}
+
+/* The same memory on both pads wherever the other pad allows it, whatever
+ * order its peer listed the memories in: a neighbour that takes both (as
+ * cudadownload does) would otherwise make the element copy every frame. */
+static GstCaps *
+gst_cudaconv_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps, GstCaps * othercaps)
+{
+#ifdef HAVE_GST_CUDA
+  const CapsMemory memory = gst_caps_get_size (caps) > 0 ?
+      structure_memory (caps, 0) : CAPS_IN_OTHER_MEMORY;
+  GstCaps *same = caps_moved (othercaps, memory, memory);
+
+  if (!gst_caps_is_empty (same)) {
+    gst_caps_unref (othercaps);
+    othercaps = same;
+  } else {
+    gst_caps_unref (same);
+  }
+#endif
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->fixate_caps (trans,
+      direction, caps, othercaps);
 }
 
 static gboolean
@@ -733,19 +835,24 @@ gst_cudaconv_set_info (GstVideoFilter * filter, GstCaps * incaps,
       self->live ? "live" : "non-live", self->depth);
   if (self->gpu)
     cudaconv_gpu_discard (self->gpu);
-  self->cuda_memory = caps_in_cuda_memory (incaps);
+  self->in_cuda_memory = caps_in_cuda_memory (incaps);
+  self->out_cuda_memory = caps_in_cuda_memory (outcaps);
+  GST_OBJECT_LOCK (self);
+  self->changes_memory = self->in_cuda_memory != self->out_cuda_memory;
+  GST_OBJECT_UNLOCK (self);
   /* transform_caps offers CUDA memory only to the CUDA backend */
-  if (self->cuda_memory && !self->gpu)
+  if ((self->in_cuda_memory || self->out_cuda_memory) && !self->gpu)
     goto no_cuda_backend;
   if (!make_work_frames (self, in_info))
     goto no_work_frames;
+  if (self->gpu)
+    cudaconv_gpu_set_device_frames (self->gpu, self->in_cuda_memory,
+        self->out_cuda_memory);
   if (self->gpu && (!cudaconv_gpu_configure (self->gpu, &self->work_info,
               self->depth, &err) || (self->word_packed
               && !cudaconv_gpu_configure_word_packed (self->gpu, in_info,
                   &err))))
     goto configure_failed;
-  if (self->gpu)
-    cudaconv_gpu_set_device_frames (self->gpu, self->cuda_memory);
   update_passthrough (self);
   return TRUE;
 
@@ -1225,11 +1332,12 @@ drop_invalid_input (GstCudaConv * self, GstBuffer * inbuf, GError * err)
   return GST_BASE_TRANSFORM_FLOW_DROPPED;
 }
 
+/* How a frame of one side is mapped: GST_MAP_CUDA for CUDA memory. */
 static GstMapFlags
-device_map_flag (GstCudaConv * self)
+device_map_flag (gboolean cuda_memory)
 {
 #ifdef HAVE_GST_CUDA
-  return self->cuda_memory ? GST_MAP_CUDA : 0;
+  return cuda_memory ? GST_MAP_CUDA : 0;
 #else
   return 0;
 #endif
@@ -1327,10 +1435,10 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 
   if (GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP))
     return forward_gap (self, inbuf);
-  if (self->cuda_memory && !in_our_cuda_context (self, inbuf, &err))
+  if (self->in_cuda_memory && !in_our_cuda_context (self, inbuf, &err))
     goto foreign_memory;
   if (!cudaconv_frame_map_checked (&in_frame, &filter->in_info, inbuf,
-          GST_MAP_READ | device_map_flag (self), &err))
+          GST_MAP_READ | device_map_flag (self->in_cuda_memory), &err))
     return drop_invalid_input (self, inbuf, err);
   ret = GST_BASE_TRANSFORM_GET_CLASS (trans)->prepare_output_buffer (trans,
       inbuf, &out);
@@ -1338,15 +1446,15 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   gst_buffer_unref (inbuf);
   if (ret != GST_FLOW_OK || !out)
     goto no_output;
-  if (self->cuda_memory && !in_our_cuda_context (self, out, &err))
+  if (self->out_cuda_memory && !in_our_cuda_context (self, out, &err))
     goto bad_output;
   if (!cudaconv_frame_map_checked (&out_frame, &filter->out_info, out,
-          GST_MAP_WRITE | device_map_flag (self), &err))
+          GST_MAP_WRITE | device_map_flag (self->out_cuda_memory), &err))
     goto bad_output;
   gst_buffer_unref (out);
-  /* device memory: the kernels write every sample, padding stays as the
-   * pool made it */
-  if (!self->cuda_memory)
+  /* device memory: the kernels and copies write every sample, padding
+   * stays as the pool made it */
+  if (!self->out_cuda_memory)
     cudaconv_frame_zero_new_memory (&out_frame);
 
   if (!queue_on_gpu) {
@@ -1588,6 +1696,7 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cudaconv_start);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cudaconv_transform_caps);
+  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_cudaconv_fixate_caps);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cudaconv_stop);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cudaconv_propose_allocation);

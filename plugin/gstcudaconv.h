@@ -49,6 +49,8 @@ struct _GstCudaConv {
   const gchar *rejected_property;       /* static pspec name */
   gchar *rejected_setting;      /* first bad value set before start */
   gboolean started;
+  /* the caps put one side in CUDA memory and the other in system memory */
+  gboolean changes_memory;
 
   /* taken around each passthrough decision (see update_passthrough) */
   GMutex passthrough_lock;
@@ -60,9 +62,9 @@ struct _GstCudaConv {
    * before start */
   GstObject *cuda_context;
   CudaConvGpu *gpu;
-  /* the caps are memory:CUDAMemory: frames are filtered in device memory
-   * of cuda_context, where they are */
-  gboolean cuda_memory;
+  /* the sink or src caps are memory:CUDAMemory: that side's frames are
+   * device memory of cuda_context, read or written where they are */
+  gboolean in_cuda_memory, out_cuda_memory;
   CudaConvFilter filter;
   guint filter_cookie;          /* settings_cookie the filter was made from */
   gint n_threads;

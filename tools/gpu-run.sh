@@ -50,9 +50,11 @@ for tool in memcheck racecheck; do
   [ $rc = 0 ] || status=1
 done
 
-# the element on the CUDA backend, malformed buffers included
+# the element on the CUDA backend, malformed buffers and frames in CUDA
+# memory included (CUDACONV_TEST_QUICK=1: six formats of those)
 if wants element-memcheck; then
 CK_FORK=no GST_REGISTRY_1_0=$PWD/build/tests/registry.bin \
+  CUDACONV_TEST_QUICK=1 CUDACONV_TEST_MEDIA=$PWD/tests/media \
   compute-sanitizer --tool memcheck --error-exitcode 99 \
   build/tests/test-element-cuda >"$out/memcheck-element.log" 2>&1
 rc=$?
