@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole benchmark in one run (meson benchmark 'all', or by hand on the
 # GPU machine): the kernels, the element end to end with its floor and
-# cudaupload ! cudadownload (I420, then P010_10LE, YUY2 and v210), 1 to 64
-# pipelines at once in one process, the CPU
+# cudaupload ! cudadownload (I420, then P010_10LE, YUY2 and v210), CUDA
+# memory in and out against the kernels, 1 to 64 pipelines at once in one
+# process (system memory, then CUDA memory), NVDEC into cudaconv, the CPU
 # backend against gaussianblur, crop metas taken against refused, the live
 # run, (where gstreamer1.0-opencv is installed) the CPU backend against
 # OpenCV's cvsmooth, then the Python peers (CuPy, PyTorch, OpenCV) on the
@@ -30,8 +31,19 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || 
 for format in P010_10LE YUY2 v210; do
   "$build/benchmarks/cudaconv-bench" --element --format $format --frames "${CUDACONV_BENCH_FRAMES:-1000}" || status=1
 done
-# many pipelines in one process sharing the bus
+# many pipelines in one process sharing the bus (a CUDA context each, then
+# one for all), then the GPU (one context for all, then a context each)
+"$build/benchmarks/cudaconv-bench" --csv "$csv" --separate-contexts --streams 1,4,16,64 --frames 3000 || status=1
 "$build/benchmarks/cudaconv-bench" --csv "$csv" --streams 1,4,16,64 --frames 3000 || status=1
+"$build/benchmarks/cudaconv-bench" --csv "$csv" --cuda-streams 1,4,16,64 --frames 20000 || status=1
+"$build/benchmarks/cudaconv-bench" --csv "$csv" --separate-contexts --cuda-streams 4,16 --frames 20000 || status=1
+# NVDEC into cudaconv: the small streams of benchmarks/media joined into
+# 2400 frames of 1920x1080 and 1200 of 3840x2160
+media=$(mktemp -d)
+for i in $(seq 40); do cat "$here/media/smpte-1920x1080.h264"; done >"$media/smpte-1920x1080-2400.h264"
+for i in $(seq 20); do cat "$here/media/smpte-3840x2160.h264"; done >"$media/smpte-3840x2160-1200.h264"
+"$build/benchmarks/cudaconv-bench" --csv "$csv" --decode "$media/smpte-1920x1080-2400.h264,$media/smpte-3840x2160-1200.h264" || status=1
+rm -rf "$media"
 "$build/benchmarks/cudaconv-bench" --cpu-peers || status=1
 PYTHONUNBUFFERED=1 python3 "$here/bench-peers.py" --csv "$csv" || status=1
 python3 "$here/bench-report.py" "$csv" || status=1

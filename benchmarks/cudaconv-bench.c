@@ -1,7 +1,8 @@
 /* cudaconv benchmark: per-plane kernel times and the element's frame rate.
  *
  *   cudaconv-bench [--kernels] [--element] [--live] [--once] [--cpu-peers]
- *                  [--crop]
+ *                  [--crop] [--packed] [--cuda-memory] [--streams LIST]
+ *                  [--cuda-streams LIST] [--decode FILES]
  *                  [--frames N]
  *                  [--size WxH] [--format F] [--props "kernel=gaussian"]
  *                  [--csv FILE]
@@ -21,7 +22,13 @@
  * Crop (--crop): 1920x1088 frames through videocrop to their 1080-row
  * picture, with cudaconv taking videocrop's crop meta and with the meta
  * refused (videocrop then copies the picture), against 1920x1080 frames
- * with no crop at all.
+ * with no crop at all. CUDA memory (--cuda-memory): frames in cudaconv's
+ * GstCudaBufferPool, filtered where they are, against the kernels'
+ * capacity (1 / the frame's summed kernel time). Streams (--streams,
+ * --cuda-streams, not part of "all"): N pipelines at once in system or
+ * CUDA memory, against the transfer floor or the kernels' capacity.
+ * Decode (--decode, not part of "all"): nvh264dec ! cudaconv !
+ * cudadownload against nvh264dec ! cudadownload on the same files.
  * With no section named, all but --once and --cpu-peers run. --csv appends every number to a file for
  * benchmarks/bench-report.py and benchmarks/bench-plot.py. */
 #include <math.h>
@@ -39,6 +46,8 @@
 #endif
 
 #define WARMUP_OUTPUTS 10
+/* frames that give WARMUP_OUTPUTS outputs whatever the async-depth */
+#define WARM_FRAMES (WARMUP_OUTPUTS + 8)
 
 static gboolean
 cuda_device_present (void)
@@ -224,6 +233,43 @@ gaussian_factors (int radius, float *factor, float *taps)
       taps[i * side + j] = factor[i] * factor[j];
 }
 
+/* Two pitched device planes of rows x row_bytes with one pitch, the
+ * input holding random bytes */
+typedef struct {
+  void *in, *out;
+  size_t pitch;
+} DevicePair;
+
+static gboolean
+device_pair_new (size_t row_bytes, int rows, DevicePair * pair)
+{
+  unsigned char *host = random_plane (row_bytes * rows);
+  size_t out_pitch;
+
+  memset (pair, 0, sizeof (*pair));
+  if (cudaMallocPitch (&pair->in, &pair->pitch, row_bytes, rows) !=
+      cudaSuccess || cudaMallocPitch (&pair->out, &out_pitch, row_bytes,
+          rows) != cudaSuccess || out_pitch != pair->pitch
+      || cudaMemcpy2D (pair->in, pair->pitch, host, row_bytes, row_bytes,
+          rows, cudaMemcpyHostToDevice) != cudaSuccess) {
+    fprintf (stderr, "cannot make two %zux%d device planes\n", row_bytes,
+        rows);
+    cudaFree (pair->in);
+    cudaFree (pair->out);
+    free (host);
+    return FALSE;
+  }
+  free (host);
+  return TRUE;
+}
+
+static void
+device_pair_free (DevicePair * pair)
+{
+  cudaFree (pair->in);
+  cudaFree (pair->out);
+}
+
 /* The family a strategy runs on these planes, for the table */
 static const char *
 family_of (const CcChannel * in, const CcChannel * out,
@@ -271,20 +317,16 @@ cuda_kernel_table (int only_w, int only_h)
     const int w = only_w ? only_w : sizes[s][0];
     const int h = only_w ? only_h : sizes[s][1];
     for (int bytes = 1; bytes <= 2; bytes++) {
-      size_t pitch;
-      void *d_in, *d_out;
-      unsigned char *host = random_plane ((size_t) w * h * bytes);
+      DevicePair pair;
 
-      if (cudaMallocPitch (&d_in, &pitch, (size_t) w * bytes, h) != cudaSuccess
-          || cudaMallocPitch (&d_out, &pitch, (size_t) w * bytes, h) !=
-          cudaSuccess) {
-        fprintf (stderr, "cudaMallocPitch failed\n");
+      if (!device_pair_new ((size_t) w * bytes, h, &pair))
         return 1;
-      }
-      cudaMemcpy2D (d_in, pitch, host, (size_t) w * bytes, (size_t) w * bytes,
-          h, cudaMemcpyHostToDevice);
-      CcChannel in = { d_in, pitch, w, h, 1, (CcSampleType) bytes, 0, 0 };
-      CcChannel out = { d_out, pitch, w, h, 1, (CcSampleType) bytes, 0, 0 };
+      CcChannel in = { pair.in, pair.pitch, w, h, 1, (CcSampleType) bytes, 0,
+        0
+      };
+      CcChannel out = { pair.out, pair.pitch, w, h, 1, (CcSampleType) bytes,
+        0, 0
+      };
       const double copy_ms = time_copy (&in, &out);
       printf ("%4dx%-4d %4d   plane copy (read and write every sample once, "
           "16 bytes per thread): %.4f\n", w, h, 8 * bytes, copy_ms);
@@ -358,9 +400,7 @@ cuda_kernel_table (int only_w, int only_h)
         csv_row ("auto", w, h, 8 * bytes, radius, names[pick],
             ms[pick > CC_STRATEGY_AUTO ? pick : CC_STRATEGY_TILED_HALO]);
       }
-      cudaFree (d_in);
-      cudaFree (d_out);
-      free (host);
+      device_pair_free (&pair);
     }
     if (only_w)
       break;
@@ -395,25 +435,17 @@ cuda_packed_table (int only_w, int only_h)
     for (int bytes = 1; bytes <= 2; bytes++) {
       for (size_t k = 0; k < G_N_ELEMENTS (strides); k++) {
         const int stride = strides[k];
-        const size_t row = (size_t) w * stride * bytes;
-        size_t pitch;
-        void *d_in, *d_out;
-        unsigned char *host;
+        DevicePair pair;
 
         if (bytes == 2 && stride == 3)
           continue;             /* no format packs three 16-bit samples */
-        host = random_plane (row * h);
-        if (cudaMallocPitch (&d_in, &pitch, row, h) != cudaSuccess
-            || cudaMallocPitch (&d_out, &pitch, row, h) != cudaSuccess) {
-          fprintf (stderr, "cudaMallocPitch failed\n");
+        if (!device_pair_new ((size_t) w * stride * bytes, h, &pair))
           return 1;
-        }
-        cudaMemcpy2D (d_in, pitch, host, row, row, h, cudaMemcpyHostToDevice);
         /* the second component: not aligned to a quad either */
-        CcChannel in = { (char *) d_in + bytes, pitch, w, h, stride,
+        CcChannel in = { (char *) pair.in + bytes, pair.pitch, w, h, stride,
           (CcSampleType) bytes, 0, 0
         };
-        CcChannel out = { (char *) d_out + bytes, pitch, w, h, stride,
+        CcChannel out = { (char *) pair.out + bytes, pair.pitch, w, h, stride,
           (CcSampleType) bytes, 0, 0
         };
         for (size_t r = 0; r < G_N_ELEMENTS (kernel_radii); r++) {
@@ -439,9 +471,7 @@ cuda_packed_table (int only_w, int only_h)
           csv_row (what, w, h, 8 * bytes, radius, "tiled-halo", tiled);
           csv_row (what, w, h, 8 * bytes, radius, "cache-halo", cache);
         }
-        cudaFree (d_in);
-        cudaFree (d_out);
-        free (host);
+        device_pair_free (&pair);
       }
     }
     if (only_w)
@@ -449,6 +479,45 @@ cuda_packed_table (int only_w, int only_h)
   }
   cc_cuda_filter_free (filter);
   return 0;
+}
+
+/* The GPU time of one frame's kernels: each plane of an 8-bit planar
+ * format filtered with kernel=gaussian radius=2 (border clamp), with the
+ * strategy the element's auto picks for that plane, timed as the kernel
+ * table is and summed over the planes. 1 / this is the rate a GPU running
+ * nothing else could filter frames at: the kernels' capacity. -1 when a
+ * launch fails. */
+static double
+frame_kernel_ms (const GstVideoInfo * info)
+{
+  static float taps[CC_MAX_TAPS], factor[CC_MAX_SIDE];
+  CcFilter g = { 2, CC_RESPONSE_LINEAR, 0.0f, taps, factor, factor };
+  CcCudaFilter *gauss = cc_cuda_filter_new ();
+  double sum = 0.0;
+
+  gaussian_factors (2, factor, taps);
+  cc_cuda_filter_set (gauss, &g);
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info) && sum >= 0; p++) {
+    const int w = GST_VIDEO_INFO_COMP_WIDTH (info, p);
+    const int h = GST_VIDEO_INFO_COMP_HEIGHT (info, p);
+    CcStrategy pick = CC_STRATEGY_AUTO;
+    float tuned[CC_N_FAMILIES];
+    DevicePair pair;
+
+    if (!device_pair_new (w, h, &pair)) {
+      sum = -1.0;
+      break;
+    }
+    CcChannel in = { pair.in, pair.pitch, w, h, 1, CC_SAMPLE_U8, 0, 0 };
+    CcChannel out = { pair.out, pair.pitch, w, h, 1, CC_SAMPLE_U8, 0, 0 };
+    const double ms = cc_cuda_fastest_strategy (&in, &out, gauss,
+        CC_BORDER_CLAMP, 0, &pick, tuned) == cudaSuccess ? time_kernel (&in,
+        &out, gauss, pick, CC_LAUNCH_SRC_READY) : -1.0;
+    sum = ms < 0 ? -1.0 : sum + ms;
+    device_pair_free (&pair);
+  }
+  cc_cuda_filter_free (gauss);
+  return sum;
 }
 #endif
 
@@ -481,9 +550,47 @@ cpu_kernel_table (void)
 }
 
 /* How appsrc's buffers are made. */
+/* Runs that wait for each other: each waits in start_gate_pass until
+ * total have arrived, or a minute (a run that failed never arrives). */
+typedef struct {
+  GMutex lock;
+  GCond all_here;
+  int arrived, total;
+} StartGate;
+
+static void
+gate_arrive (StartGate * gate)
+{
+  g_mutex_lock (&gate->lock);
+  if (++gate->arrived >= gate->total)
+    g_cond_broadcast (&gate->all_here);
+  g_mutex_unlock (&gate->lock);
+}
+
+static void
+gate_wait (StartGate * gate)
+{
+  const gint64 until = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
+
+  g_mutex_lock (&gate->lock);
+  while (gate->arrived < gate->total
+      && g_cond_wait_until (&gate->all_here, &gate->lock, until));
+  g_mutex_unlock (&gate->lock);
+}
+
+static void
+start_gate_pass (StartGate * gate)
+{
+  gate_arrive (gate);
+  gate_wait (gate);
+}
+
 typedef enum {
   FEED_FOREIGN,                 /* 4 plain malloc'd buffers, cycled */
-  FEED_POOL                     /* buffers of the pool cudaconv proposes */
+  FEED_POOL,                    /* buffers of the pool cudaconv proposes */
+  /* CUDA memory of the GstCudaBufferPool cudaconv proposes, as a decoder
+   * in its context hands over */
+  FEED_CUDA_POOL
 } FeedMode;
 
 #define FOREIGN_BUFFERS 4
@@ -496,6 +603,8 @@ typedef struct {
   GstBuffer *foreign[FOREIGN_BUFFERS];
   GstBufferPool *pool;
   int frames;
+  gint stop;                    /* atomic: the pipeline has ended */
+  StartGate *warm_gate;         /* see RunWindow */
 } Feeder;
 
 static void
@@ -517,12 +626,25 @@ fill_random (GstBuffer * buf)
  * allocate (and fill) pinned buffers while the clock ran. */
 #define POOL_BUFFERS 8
 
-/* The pool cudaconv proposes upstream: pinned memory it copies by DMA. */
+/* The feeder's caps: CUDA memory for FEED_CUDA_POOL */
+static GstCaps *
+feeder_caps (const GstVideoInfo * info, FeedMode mode)
+{
+  GstCaps *caps = gst_video_info_to_caps (info);
+  if (mode == FEED_CUDA_POOL)
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new ("memory:CUDAMemory", NULL));
+  return caps;
+}
+
+/* The pool cudaconv proposes upstream: pinned memory it copies by DMA, or
+ * CUDA memory of its context that its kernels read where it is. Filling a
+ * buffer of the latter maps it to the host and uploads it when unmapped. */
 static GstBufferPool *
 proposed_pool (Feeder * f)
 {
   GstPad *pad = gst_element_get_static_pad (GST_ELEMENT (f->src), "src");
-  GstCaps *caps = gst_video_info_to_caps (&f->info);
+  GstCaps *caps = feeder_caps (&f->info, f->mode);
   GstQuery *query = gst_query_new_allocation (caps, TRUE);
   GstBufferPool *pool = NULL;
   guint min = 0;
@@ -561,25 +683,44 @@ static gpointer
 feed (gpointer data)
 {
   Feeder *f = data;
+  /* CUDA memory caps take no system-memory frame: a GAP buffer (which
+   * cudaconv forwards as a GAP event) negotiates instead */
+  if (f->mode == FEED_CUDA_POOL) {
+    GstBuffer *gap = gst_buffer_new ();
+    GST_BUFFER_FLAG_SET (gap, GST_BUFFER_FLAG_GAP);
+    GST_BUFFER_PTS (gap) = 0;
+    if (gst_app_src_push_buffer (f->src, gap) != GST_FLOW_OK)
+      f->frames = 0;
+  }
   for (int i = 0; i < f->frames; i++) {
     GstBuffer *buf = NULL;
+    const int ask_at = f->mode == FEED_CUDA_POOL ? 0 : 1;
+    if (i == WARM_FRAMES && f->warm_gate)
+      gate_wait (f->warm_gate);
     /* the first frame negotiates; cudaconv proposes its pool once it has
      * decided its own downstream allocation, so ask until it does */
-    for (int tries = 0; f->mode == FEED_POOL && i == 1 && !f->pool
-        && tries < 200; tries++)
-      if (!(f->pool = proposed_pool (f)))
+    for (int tries = 0; f->mode != FEED_FOREIGN && i == ask_at && !f->pool
+        && tries < 200; tries++) {
+      GstBufferPool *pool = proposed_pool (f);
+      if (pool)
+        g_atomic_pointer_set (&f->pool, pool);
+      else
         g_usleep (10000);
-    if (f->mode == FEED_POOL && i == 1 && !f->pool) {
+    }
+    if (f->mode != FEED_FOREIGN && i == ask_at && !f->pool) {
       fprintf (stderr, "cudaconv proposed no pool\n");
       break;
     }
-    if (f->pool) {
-      if (gst_buffer_pool_acquire_buffer (f->pool, &buf, NULL) != GST_FLOW_OK)
-        break;
-    } else {
+    /* a pipeline that failed keeps its buffers: pipeline_run sets the
+     * pool flushing once it has ended, which ends a wait for one */
+    if (f->pool && (g_atomic_int_get (&f->stop)
+            || gst_buffer_pool_acquire_buffer (f->pool, &buf, NULL) !=
+            GST_FLOW_OK))
+      break;
+    if (!f->pool) {
       buf = gst_buffer_ref (f->foreign[i % FOREIGN_BUFFERS]);
     }
-    GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int (i * GST_SECOND,
+    GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int ((i + 1) * GST_SECOND,
         f->info.fps_d, f->info.fps_n);
     if (gst_app_src_push_buffer (f->src, buf) != GST_FLOW_OK)
       break;
@@ -607,35 +748,69 @@ refuse_crop_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
-/* Runs that wait for each other: each waits in start_gate_pass until
- * total have arrived. */
+/* One GstCudaContext for every pipeline of a process, as an application
+ * that runs many should give them (GStreamer's CUDA elements share one
+ * within a pipeline by themselves): the first element that needs one makes
+ * it, and the others, which wait meanwhile, are handed it. Separate
+ * contexts on one GPU are time-sliced: kernels of different contexts never
+ * run at once. */
 typedef struct {
   GMutex lock;
-  GCond all_here;
-  int arrived, total;
-} StartGate;
+  GCond made;
+  GstContext *context;
+  gboolean making;
+} SharedCudaContext;
 
-static void
-start_gate_pass (StartGate * gate)
+static GstBusSyncReply
+share_cuda_context (GstBus * bus, GstMessage * msg, gpointer data)
 {
-  g_mutex_lock (&gate->lock);
-  if (++gate->arrived >= gate->total)
-    g_cond_broadcast (&gate->all_here);
-  while (gate->arrived < gate->total)
-    g_cond_wait (&gate->all_here, &gate->lock);
-  g_mutex_unlock (&gate->lock);
+  SharedCudaContext *shared = data;
+  const gchar *type = NULL;
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT
+      && gst_message_parse_context_type (msg, &type)
+      && g_str_equal (type, "gst.cuda.context")) {
+    const gint64 until = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+    g_mutex_lock (&shared->lock);
+    while (!shared->context && shared->making
+        && g_cond_wait_until (&shared->made, &shared->lock, until));
+    if (shared->context)
+      gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)),
+          shared->context);
+    else
+      shared->making = TRUE;
+    g_mutex_unlock (&shared->lock);
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_HAVE_CONTEXT) {
+    GstContext *context = NULL;
+    gst_message_parse_have_context (msg, &context);
+    if (context && g_str_equal (gst_context_get_context_type (context),
+            "gst.cuda.context")) {
+      g_mutex_lock (&shared->lock);
+      if (!shared->context)
+        shared->context = gst_context_ref (context);
+      g_cond_broadcast (&shared->made);
+      g_mutex_unlock (&shared->lock);
+    }
+    if (context)
+      gst_context_unref (context);
+  }
+  return GST_BUS_PASS;
 }
 
 /* The outputs after warm-up of a pipeline run and when they came out
  * (monotonic microseconds): from the WARMUP_OUTPUTS-th output to the last;
  * where times is given (frames of them), when each output came out; where
  * gate is, the run feeds its first frame once every run of the gate has
- * set its pipeline to PLAYING. */
+ * set its pipeline to PLAYING; where warm_gate is, it arrives there with
+ * its WARMUP_OUTPUTS-th output and feeds no more than WARM_FRAMES frames
+ * until every run of that gate has (many pipelines starting at once take
+ * seconds to all get going, the first frame's tuning among it). */
 typedef struct {
   int outputs;
   gint64 start, end;
   gint64 *times;
-  StartGate *gate;
+  StartGate *gate, *warm_gate;
+  SharedCudaContext *cuda_context;      /* NULL: the pipeline makes its own */
 } RunWindow;
 
 /* Frames per second through "appsrc name=src ! <middle> ! appsink
@@ -669,6 +844,12 @@ pipeline_run (const char *middle, const char *format, int w, int h,
   }
   src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  if (window && window->cuda_context) {
+    GstBus *sync_bus = gst_element_get_bus (pipeline);
+    gst_bus_set_sync_handler (sync_bus, share_cuda_context,
+        window->cuda_context, NULL);
+    gst_object_unref (sync_bus);
+  }
   if (refuse_crop_meta) {
     GstElement *crop = gst_bin_get_by_name (GST_BIN (pipeline), "crop");
     if (crop) {
@@ -684,7 +865,7 @@ pipeline_run (const char *middle, const char *format, int w, int h,
       gst_video_format_from_string (format), w, h);
   feeder.info.fps_n = 30;
   feeder.info.fps_d = 1;
-  caps = gst_video_info_to_caps (&feeder.info);
+  caps = feeder_caps (&feeder.info, mode);
   g_object_set (src, "caps", caps, "format", GST_FORMAT_TIME, NULL);
   gst_caps_unref (caps);
   feeder.src = GST_APP_SRC (src);
@@ -701,6 +882,8 @@ pipeline_run (const char *middle, const char *format, int w, int h,
    * sink prerolls on the first frame */
   if (window && window->gate)
     start_gate_pass (window->gate);
+  if (window)
+    feeder.warm_gate = window->warm_gate;
   thread = g_thread_new ("feeder", feed, &feeder);
   for (GstSample * s; feeder.frames > 0
       && (s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
@@ -708,11 +891,16 @@ pipeline_run (const char *middle, const char *format, int w, int h,
     got++;
     if (got == WARMUP_OUTPUTS)
       t0 = g_get_monotonic_time ();
+    if (got == WARMUP_OUTPUTS && window && window->warm_gate)
+      gate_arrive (window->warm_gate);
     t1 = g_get_monotonic_time ();
     if (window && window->times && got <= frames)
       window->times[got - 1] = t1;
     gst_sample_unref (s);
   }
+  g_atomic_int_set (&feeder.stop, 1);
+  if (g_atomic_pointer_get (&feeder.pool))
+    gst_buffer_pool_set_flushing (feeder.pool, TRUE);
   g_thread_join (thread);
 
   bus = gst_element_get_bus (pipeline);
@@ -1126,11 +1314,171 @@ cpu_peer_table (int frames)
   return status;
 }
 
+/* CUDA in / CUDA out: frames of cudaconv's proposed GstCudaBufferPool
+ * through cudaconv kernel=gaussian radius=2, output in CUDA memory of its
+ * own pool, never copied to the host; against the kernels' capacity for
+ * the same frames (frame_kernel_ms), measured just before each run. */
+static int
+cuda_memory_table (const char *format, int frames, int only_w, int only_h)
+{
+#ifdef HAVE_CUDA
+  if (!cuda_device_present ()) {
+    printf ("\nCUDA memory: no usable CUDA device, skipped\n");
+    return 0;
+  }
+  printf ("\nCUDA memory in and out: appsrc (cudaconv's GstCudaBufferPool) "
+      "! cudaconv kernel=gaussian radius=2 ! appsink sync=false, %s, "
+      "frames/s after %d warm-up frames of %d (4x as many at 1920x1080), "
+      "median of %d runs; against 1 / the frame's kernel time (each plane's "
+      "kernel as auto picks it, CUDA events, summed), median of the runs' "
+      "ratios\n", format, WARMUP_OUTPUTS, frames, ELEMENT_RUNS);
+  printf ("%-9s %12s %12s %12s %9s\n", "size", "frames/s", "kernels ms",
+      "kernels f/s", "% kernels");
+  for (int s = (int) G_N_ELEMENTS (sizes) - 1; s >= 0; s--) {
+    const int w = only_w ? only_w : sizes[s][0];
+    const int h = only_w ? only_h : sizes[s][1];
+    const int n = w * h <= 1920 * 1080 ? 4 * frames : frames;
+    double runs[ELEMENT_RUNS], ratios[ELEMENT_RUNS], kernel[ELEMENT_RUNS];
+    GstVideoInfo info;
+
+    gst_video_info_set_format (&info, gst_video_format_from_string (format),
+        w, h);
+    for (int k = 0; k < ELEMENT_RUNS; k++) {
+      kernel[k] = frame_kernel_ms (&info);
+      runs[k] = pipeline_fps ("cudaconv backend=cuda kernel=gaussian "
+          "radius=2", format, w, h, FEED_CUDA_POOL, n);
+      ratios[k] = kernel[k] > 0 && runs[k] > 0 ? runs[k] * kernel[k] / 1e3 :
+          -1.0;
+    }
+    const double fps = median (runs, ELEMENT_RUNS);
+    const double ms = median (kernel, ELEMENT_RUNS);
+    const double ratio = median (ratios, ELEMENT_RUNS);
+    if (runs[0] < 0 || kernel[0] < 0) {
+      printf ("%4dx%-4d did not run\n", w, h);
+      return 1;
+    }
+    printf ("%4dx%-4d %12.1f %12.4f %12.1f %9.1f (runs %.1f%% to %.1f%%)\n",
+        w, h, fps, ms, 1e3 / ms, 100.0 * ratio, 100.0 * ratios[0],
+        100.0 * ratios[ELEMENT_RUNS - 1]);
+    csv_row ("cuda-memory", w, h, 8, 2, "frames_per_s", fps);
+    csv_row ("cuda-memory", w, h, 8, 2, "kernel_ms", ms);
+    csv_row ("cuda-memory", w, h, 8, 2, "of_kernels", ratio);
+    if (only_w)
+      break;
+  }
+  return 0;
+#else
+  printf ("\nCUDA memory: built without CUDA\n");
+  return 0;
+#endif
+}
+
+/* Wall time from PLAYING to EOS of a gst-launch style pipeline, seconds;
+ * -1 on error (printed). */
+static double
+launch_seconds (const char *desc)
+{
+  GError *err = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &err);
+  GstMessage *msg;
+  GstBus *bus;
+  gint64 t0;
+  double seconds = -1.0;
+
+  if (!pipeline || err) {
+    fprintf (stderr, "%s: %s\n", desc, err ? err->message : "no pipeline");
+    g_clear_error (&err);
+    gst_clear_object (&pipeline);
+    return -1.0;
+  }
+  bus = gst_element_get_bus (pipeline);
+  t0 = g_get_monotonic_time ();
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS)
+    seconds = (g_get_monotonic_time () - t0) / 1e6;
+  else if (msg) {
+    gst_message_parse_error (msg, &err, NULL);
+    fprintf (stderr, "%s: %s\n", desc, err->message);
+    g_clear_error (&err);
+  }
+  gst_clear_message (&msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return seconds;
+}
+
+/* Runs of each decode pipeline, alternating; the table reports medians */
+#define DECODE_RUNS 5
+
+/* NVDEC into cudaconv: each H.264 file (--decode, comma-separated) decoded
+ * by nvh264dec and downloaded, plain, with cudaconv filtering the
+ * decoder's CUDA memory, and with cudaconv after the download (system
+ * memory: the frame goes up and down again); wall time from PLAYING to
+ * EOS, the three alternating. */
+static int
+decode_table (const char *files, const char *props)
+{
+  gchar **list = g_strsplit (files, ",", -1);
+  GstElementFactory *decoder = gst_element_factory_find ("nvh264dec");
+  int status = 0;
+
+  if (!decoder) {
+    printf ("\nNVDEC: nvh264dec is not registered here, skipped\n");
+    g_strfreev (list);
+    return 0;
+  }
+  gst_object_unref (decoder);
+  printf ("\nNVDEC: filesrc ! h264parse ! nvh264dec ! ... ! fakesink "
+      "sync=false, cudaconv %s, seconds from PLAYING to EOS, median of %d "
+      "runs of each, alternating\n", props, DECODE_RUNS);
+  printf ("%-36s %10s %10s %8s %10s %8s\n", "file", "decode", "+cudaconv",
+      "ratio", "+download", "ratio");
+  for (int k = 0; list[k]; k++) {
+    gchar *base = g_strdup_printf ("filesrc location=%s ! h264parse ! "
+        "nvh264dec", list[k]);
+    gchar *desc[3] = {
+      g_strdup_printf ("%s ! cudadownload ! fakesink sync=false", base),
+      g_strdup_printf ("%s ! cudaconv %s ! cudadownload ! fakesink "
+          "sync=false", base, props),
+      g_strdup_printf ("%s ! cudadownload ! cudaconv %s ! fakesink "
+          "sync=false", base, props),
+    };
+    double t[3][DECODE_RUNS], mid[3];
+    gchar *name = g_path_get_basename (list[k]);
+
+    for (int r = 0; r < DECODE_RUNS; r++)
+      for (int p = 0; p < 3; p++)
+        t[p][r] = launch_seconds (desc[p]);
+    for (int p = 0; p < 3; p++)
+      mid[p] = t[p][0] < 0 ? -1.0 : median (t[p], DECODE_RUNS);
+    if (mid[0] > 0 && mid[1] > 0 && mid[2] > 0) {
+      printf ("%-36s %10.3f %10.3f %8.3f %10.3f %8.3f\n", name, mid[0],
+          mid[1], mid[1] / mid[0], mid[2], mid[2] / mid[0]);
+      csv_row ("nvdec", 0, 0, 8, 0, name, mid[0]);
+      csv_row ("nvdec+cudaconv", 0, 0, 8, 0, name, mid[1]);
+      csv_row ("nvdec+download+cudaconv", 0, 0, 8, 0, name, mid[2]);
+    } else {
+      printf ("%-36s did not run\n", name);
+      status = 1;
+    }
+    for (int p = 0; p < 3; p++)
+      g_free (desc[p]);
+    g_free (base);
+    g_free (name);
+  }
+  g_strfreev (list);
+  return status;
+}
+
 /* One pipeline of streams_table, run on its own thread */
 typedef struct {
   gchar *middle;
   const char *format;
   int w, h, frames;
+  FeedMode mode;
   RunWindow window;
   double fps;
 } Stream;
@@ -1140,20 +1488,27 @@ stream_thread (gpointer data)
 {
   Stream *s = data;
 
-  s->fps = pipeline_run (s->middle, s->format, s->w, s->h, FEED_FOREIGN,
+  s->fps = pipeline_run (s->middle, s->format, s->w, s->h, s->mode,
       s->frames, &s->window);
   return NULL;
 }
 
 /* N independent pipelines in one process, each with its own filter (a
- * gaussian of radius 2 with a sigma of its own) and fed foreign
- * system-memory frames, all at once: they start feeding together once all
- * are PLAYING, and the aggregate counts only the outputs of the time when
- * all of them are past their warm-up and none has ended. It is compared
- * with the transfer floor, which they all share (one PCIe link). */
+ * gaussian of radius 2 with a sigma of its own), all at once: they start
+ * feeding together once all are PLAYING, and the aggregate counts only the
+ * outputs of the time when all of them are past their warm-up and none has
+ * ended. Fed foreign system-memory frames (FEED_FOREIGN), it is compared
+ * with the transfer floor, which they all share (one PCIe link); fed CUDA
+ * memory (FEED_CUDA_POOL), with the kernels' capacity, which they share
+ * too (one GPU). */
+/* Set by --separate-contexts: each pipeline of the streams tables makes
+ * its own GstCudaContext, as pipelines do unless the application hands
+ * them one. */
+static gboolean separate_contexts;
+
 static int
 streams_table (const char *format, const char *counts, int frames,
-    int only_w, int only_h)
+    int only_w, int only_h, FeedMode mode)
 {
   const int w = only_w ? only_w : 1920, h = only_w ? only_h : 1080;
   gchar **list = g_strsplit (counts, ",", -1);
@@ -1173,23 +1528,38 @@ streams_table (const char *format, const char *counts, int frames,
 #endif
   gst_video_info_set_format (&info, gst_video_format_from_string (format), w,
       h);
-  const double floor = floor_fps (info.size);
+  const gboolean cuda = mode == FEED_CUDA_POOL;
+#ifdef HAVE_CUDA
+  const double kernel_ms = cuda ? frame_kernel_ms (&info) : -1.0;
+#else
+  const double kernel_ms = -1.0;
+#endif
+  const double floor = cuda ? (kernel_ms > 0 ? 1e3 / kernel_ms : -1.0) :
+      floor_fps (info.size);
+  const char *what = separate_contexts ? (cuda ? "cuda-streams-separate" :
+      "streams-separate") : (cuda ? "cuda-streams" : "streams");
   printf ("\nMany streams: N pipelines appsrc ! cudaconv backend=cuda "
       "kernel=gaussian radius=2 sigma=<its own> ! appsink sync=false in one "
-      "process, %dx%d %s, foreign (registered) input, %d frames each, all "
-      "at once; aggregate frames/s while all of them run (each past its "
-      "%dth output, none ended), against the transfer floor (H2D + D2H at "
-      "once, pinned: %.1f frames/s); the streams' own rates over their whole "
-      "runs\n", w, h, format, frames, WARMUP_OUTPUTS, floor);
-  printf ("%5s %12s %9s %16s %16s\n", "N", "aggregate", "% floor",
-      "slowest stream", "fastest stream");
+      "process %s, %dx%d %s, %s, %d frames each, all at once; aggregate "
+      "frames/s while all of them run (each past its %dth output, none "
+      "ended), against %s: %.1f frames/s); the streams' own rates over "
+      "their whole runs\n", separate_contexts ? "each with its own "
+      "GstCudaContext" : "sharing one GstCudaContext", w, h, format,
+      cuda ? "CUDA memory in and out (cudaconv's GstCudaBufferPool)" :
+      "foreign (registered) input",
+      frames, WARMUP_OUTPUTS, cuda ? "the kernels' capacity (1 / the "
+      "frame's summed kernel time, CUDA events" : "the transfer floor (H2D "
+      "+ D2H at once, pinned", floor);
+  printf ("%5s %12s %9s %16s %16s\n", "N", "aggregate", cuda ? "% kernels" :
+      "% floor", "slowest stream", "fastest stream");
   for (int k = 0; list[k] && status == 0; k++) {
     const int n = atoi (list[k]);
     Stream *streams;
     GThread **threads;
     gint64 start = 0, end = G_MAXINT64;
     long long outputs = 0;
-    StartGate gate = { 0 };
+    StartGate gate = { 0 }, warm_gate = { 0 };
+    SharedCudaContext shared = { 0 };
     double slowest = -1.0, fastest = -1.0;
     gboolean failed = FALSE;
 
@@ -1204,6 +1574,11 @@ streams_table (const char *format, const char *counts, int frames,
     g_mutex_init (&gate.lock);
     g_cond_init (&gate.all_here);
     gate.total = n;
+    g_mutex_init (&warm_gate.lock);
+    g_cond_init (&warm_gate.all_here);
+    warm_gate.total = n;
+    g_mutex_init (&shared.lock);
+    g_cond_init (&shared.made);
     for (int i = 0; i < n; i++) {
       streams[i].middle = g_strdup_printf ("cudaconv backend=cuda "
           "kernel=gaussian radius=2 sigma=%.2f", 0.5 + 0.05 * i);
@@ -1211,8 +1586,11 @@ streams_table (const char *format, const char *counts, int frames,
       streams[i].w = w;
       streams[i].h = h;
       streams[i].frames = frames;
+      streams[i].mode = mode;
       streams[i].window.times = g_new0 (gint64, frames);
       streams[i].window.gate = &gate;
+      streams[i].window.warm_gate = &warm_gate;
+      streams[i].window.cuda_context = separate_contexts ? NULL : &shared;
       threads[i] = g_thread_new ("stream", stream_thread, &streams[i]);
     }
     for (int i = 0; i < n; i++) {
@@ -1235,14 +1613,19 @@ streams_table (const char *format, const char *counts, int frames,
       printf ("%5d did not run\n", n);
       status = 1;
     } else if (end <= start) {
-      printf ("%5d ran one after another: more --frames\n", n);
+      gint64 first = G_MAXINT64;
+      for (int i = 0; i < n; i++)
+        first = MIN (first, streams[i].window.start);
+      printf ("%5d ran one after another (the last stream past its warm-up "
+          "%.2f s after the first, the first to end %.2f s after it): more "
+          "--frames\n", n, (start - first) / 1e6, (end - first) / 1e6);
       status = 1;
     } else {
       const double aggregate = outputs / ((end - start) / 1e6);
       printf ("%5d %12.1f %9.1f %16.1f %16.1f\n", n, aggregate,
           floor > 0 ? 100.0 * aggregate / floor : -1.0, slowest, fastest);
-      csv_row ("streams", w, h, 8, n, "aggregate", aggregate);
-      csv_row ("streams", w, h, 8, n, "floor", floor);
+      csv_row (what, w, h, 8, n, "aggregate", aggregate);
+      csv_row (what, w, h, 8, n, "floor", floor);
     }
     for (int i = 0; i < n; i++) {
       g_free (streams[i].middle);
@@ -1252,6 +1635,12 @@ streams_table (const char *format, const char *counts, int frames,
     g_free (threads);
     g_mutex_clear (&gate.lock);
     g_cond_clear (&gate.all_here);
+    g_mutex_clear (&warm_gate.lock);
+    g_cond_clear (&warm_gate.all_here);
+    if (shared.context)
+      gst_context_unref (shared.context);
+    g_mutex_clear (&shared.lock);
+    g_cond_clear (&shared.made);
   }
   g_strfreev (list);
   return status;
@@ -1332,7 +1721,9 @@ main (int argc, char **argv)
   gboolean kernels = FALSE, element = FALSE, live = FALSE, once = FALSE;
   gboolean cpu_peers = FALSE, crop = FALSE, packed = FALSE;
   gint frames = 1000;
+  gboolean cuda_memory = FALSE;
   gchar *size = NULL, *format = NULL, *props = NULL, *streams = NULL;
+  gchar *cuda_streams = NULL, *decode = NULL;
   gchar *csv_path = NULL;
   int only_w = 0, only_h = 0;
   GOptionEntry entries[] = {
@@ -1348,6 +1739,16 @@ main (int argc, char **argv)
         "The CPU backend against OpenCV's cvsmooth on 1080p RGB", NULL},
     {"streams", 0, 0, G_OPTION_ARG_STRING, &streams,
           "Many pipelines at once, these counts of them (1,4,16,64)", "LIST"},
+    {"cuda-memory", 0, 0, G_OPTION_ARG_NONE, &cuda_memory,
+        "CUDA memory in and out against the kernels' capacity", NULL},
+    {"cuda-streams", 0, 0, G_OPTION_ARG_STRING, &cuda_streams,
+          "Many pipelines at once in CUDA memory, these counts of them",
+        "LIST"},
+    {"separate-contexts", 0, 0, G_OPTION_ARG_NONE, &separate_contexts,
+        "Streams: each pipeline makes its own CUDA context", NULL},
+    {"decode", 0, 0, G_OPTION_ARG_STRING, &decode,
+          "nvh264dec into cudaconv against the decode alone, these H.264 "
+          "files", "FILES"},
     {"crop", 0, 0, G_OPTION_ARG_NONE, &crop,
         "videocrop's crop meta taken against refused", NULL},
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Frames per element run",
@@ -1385,8 +1786,8 @@ main (int argc, char **argv)
     return 2;
   }
   if (!kernels && !packed && !element && !live && !once && !cpu_peers
-      && !crop && !streams)
-    kernels = element = live = crop = TRUE;
+      && !crop && !streams && !cuda_memory && !cuda_streams && !decode)
+    kernels = element = live = crop = cuda_memory = TRUE;
   if (!format)
     format = g_strdup ("I420");
   if (!props)
@@ -1415,8 +1816,16 @@ main (int argc, char **argv)
   }
   if (crop)
     status |= crop_table (props, frames);
+  if (cuda_memory)
+    status |= cuda_memory_table (format, frames, only_w, only_h);
   if (streams)
-    status |= streams_table (format, streams, frames, only_w, only_h);
+    status |= streams_table (format, streams, frames, only_w, only_h,
+        FEED_FOREIGN);
+  if (cuda_streams)
+    status |= streams_table (format, cuda_streams, frames, only_w, only_h,
+        FEED_CUDA_POOL);
+  if (decode)
+    status |= decode_table (decode, props);
   if (cpu_peers)
     status |= cpu_peer_table (MIN (frames, 120));
   if (once)
@@ -1424,6 +1833,8 @@ main (int argc, char **argv)
         only_w ? only_h : 1080);
   g_free (size);
   g_free (streams);
+  g_free (cuda_streams);
+  g_free (decode);
   g_free (format);
   g_free (props);
   if (csv)
