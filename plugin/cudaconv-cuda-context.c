@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 #ifdef HAVE_GST_CUDA
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
 #endif
 
 #include "cudaconv-cuda-context.h"
@@ -43,4 +44,20 @@ cudaconv_cuda_context_device (GstObject * context)
 
   g_object_get (context, "cuda-device-id", &device, NULL);
   return (gint) device;
+}
+
+gboolean
+cudaconv_cuda_buffer_in_context (GstBuffer * buffer, GstObject * context)
+{
+#ifdef HAVE_GST_CUDA
+  for (guint i = 0; i < gst_buffer_n_memory (buffer); i++) {
+    GstMemory *memory = gst_buffer_peek_memory (buffer, i);
+    if (!context || !gst_is_cuda_memory (memory)
+        || GST_OBJECT (GST_CUDA_MEMORY_CAST (memory)->context) != context)
+      return FALSE;
+  }
+  return TRUE;
+#else
+  return FALSE;
+#endif
 }

@@ -25,5 +25,9 @@ void cudaconv_cuda_context_leave (GstObject * context);
 /* The device a GstCudaContext was made for. */
 gint cudaconv_cuda_context_device (GstObject * context);
 
+/* Whether every memory of buffer is CUDA memory of context. */
+gboolean cudaconv_cuda_buffer_in_context (GstBuffer * buffer,
+    GstObject * context);
+
 G_END_DECLS
 #endif /* CUDACONV_CUDA_CONTEXT_H */

@@ -103,6 +103,9 @@ struct _CudaConvGpu {
   /* input and output frames are device memory of the context
    * (cudaconv_gpu_set_device_frames) */
   gboolean in_device, out_device;
+  /* with in_device: the slots' input planes, made for the first input
+   * frame of another context (or device), which is copied into them */
+  gboolean input_planes;
   GstVideoInfo packed_info;
 
   TuneKey tune_key;
@@ -343,6 +346,7 @@ configure_in_context (CudaConvGpu * gpu, const GstVideoInfo * info,
   g_return_val_if_fail (gpu->in_flight == 0, FALSE);
   depth = CLAMP (depth, 1, CUDACONV_GPU_MAX_DEPTH);
   release_slots (gpu);
+  gpu->input_planes = !gpu->in_device;
   gpu->info = *info;
   gpu->n_tuned = 0;
   /* the filter's offset is kept scaled to the format's depth */
@@ -785,6 +789,40 @@ enqueue_word_packed (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
       && CUDACONV_CHECK (cudaEventRecord (slot->done, slot->stream), error);
 }
 
+/* Input planes of the slots' own for frames in device memory of another
+ * context or device, which are copied into them (the kernels read memory
+ * of their own context only): made once, for the first such frame. */
+static gboolean
+make_input_planes (CudaConvGpu * gpu, GError ** error)
+{
+  CudaConvPlan layout;
+  const gsize frame_size = GST_VIDEO_INFO_SIZE (&gpu->info);
+
+  cudaconv_plan_make (&layout, &gpu->info, 0, FALSE);
+  for (guint s = 0; s < gpu->depth; s++) {
+    FrameSlot *slot = &gpu->slots[s];
+    if (gpu->frame_layout && !slot->frame_in
+        && !CUDACONV_CHECK (cudaMalloc ((void **) &slot->frame_in,
+                frame_size), error))
+      return FALSE;
+    for (guint p = 0; p < layout.n_planes; p++) {
+      DevicePlane *dp = &slot->planes[p];
+      if (gpu->frame_layout) {
+        dp->in = slot->frame_in + GST_VIDEO_INFO_PLANE_OFFSET (&gpu->info, p);
+        dp->in_pitch = GST_VIDEO_INFO_PLANE_STRIDE (&gpu->info, p);
+      } else if (!dp->in && !CUDACONV_CHECK (cudaMallocPitch (&dp->in,
+                  &dp->in_pitch, layout.planes[p].row_bytes,
+                  layout.planes[p].rows), error)) {
+        return FALSE;
+      }
+    }
+  }
+  gpu->input_planes = TRUE;
+  GST_INFO ("input of another CUDA context: copied into %u frame slots of "
+      "ours", gpu->depth);
+  return TRUE;
+}
+
 /* A frame on the slot's stream. A side in host memory is copied to or
  * from the slot's device planes (by DMA where the memory is pinned or
  * registered, else through staging); a side in device memory of the
@@ -805,7 +843,13 @@ enqueue_planes (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
       && copies_whole_frame (gpu, slot, in, in_direct);
   const gboolean whole_out = !gpu->out_device
       && copies_whole_frame (gpu, slot, out, out_direct);
+  /* device memory of another context or device: CUDA copies it (peer to
+   * peer where the GPUs allow, else through the host) */
+  const gboolean foreign_in = gpu->in_device
+      && !cudaconv_cuda_buffer_in_context (in->buffer, gpu->context);
 
+  if (foreign_in && !gpu->input_planes && !make_input_planes (gpu, error))
+    return FALSE;
   slot->out_staged = !out_direct;
   if (whole_in && !CUDACONV_CHECK (cudaMemcpyAsync (slot->planes[0].in,
               GST_VIDEO_FRAME_PLANE_DATA (in, 0), frame_bytes,
@@ -819,7 +863,12 @@ enqueue_planes (CudaConvGpu * gpu, FrameSlot * slot, GError ** error)
 
     if (!plane_on_device (gpu, slot, p))
       continue;
-    if (gpu->in_device) {
+    if (foreign_in) {
+      if (!CUDACONV_CHECK (cudaMemcpy2DAsync (dp.in, dp.in_pitch, src,
+                  src_pitch, pp->row_bytes, pp->rows, cudaMemcpyDefault,
+                  slot->stream), error))
+        return FALSE;
+    } else if (gpu->in_device) {
       dp.in = (void *) src;
       dp.in_pitch = src_pitch;
     } else if (!whole_in) {

@@ -71,8 +71,9 @@
  * element shares with its neighbours (device-id chooses the device as
  * theirs does). Each side may be CUDA or system memory on its own, so the
  * element also uploads or downloads while it filters; it prefers the
- * memory of the other side. A buffer leaves only after the kernels that
- * write it have finished.
+ * memory of the other side. Input in CUDA memory of another context or
+ * device is copied into the element's own first. A buffer leaves only
+ * after the kernels that write it have finished.
  *
  * An input buffer that does not hold a frame of the negotiated caps (too
  * short, or a video meta whose planes reach past the buffer's memory) is
@@ -1366,11 +1367,14 @@ cuda_memory_sync (void)
 }
 #endif
 
-/* Whether every memory of buffer is CUDA memory of the element's context,
- * so that its kernels can read and write it; where the library can say,
- * what a stream still writes to it is waited for first. */
+/* Whether every memory of buffer is CUDA memory, of the element's context
+ * where ours is set (output, which its kernels write; input of another
+ * context or device is copied into the element's own by the backend);
+ * where the library can say, what a stream still writes to it is waited
+ * for first. */
 static gboolean
-in_our_cuda_context (GstCudaConv * self, GstBuffer * buffer, GError ** error)
+check_cuda_memory (GstCudaConv * self, GstBuffer * buffer, gboolean ours,
+    GError ** error)
 {
 #ifdef HAVE_GST_CUDA
   const CudaMemorySync sync = cuda_memory_sync ();
@@ -1385,7 +1389,7 @@ in_our_cuda_context (GstCudaConv * self, GstBuffer * buffer, GError ** error)
       return FALSE;
     }
     context = GST_CUDA_MEMORY_CAST (memory)->context;
-    if (context != (GstCudaContext *) self->cuda_context) {
+    if (ours && context != (GstCudaContext *) self->cuda_context) {
       g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
           "its CUDA memory belongs to another CUDA context (device %d; this "
           "element works on device %d)", cudaconv_cuda_context_device
@@ -1435,8 +1439,8 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 
   if (GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP))
     return forward_gap (self, inbuf);
-  if (self->in_cuda_memory && !in_our_cuda_context (self, inbuf, &err))
-    goto foreign_memory;
+  if (self->in_cuda_memory && !check_cuda_memory (self, inbuf, FALSE, &err))
+    goto not_cuda_memory;
   if (!cudaconv_frame_map_checked (&in_frame, &filter->in_info, inbuf,
           GST_MAP_READ | device_map_flag (self->in_cuda_memory), &err))
     return drop_invalid_input (self, inbuf, err);
@@ -1446,7 +1450,7 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   gst_buffer_unref (inbuf);
   if (ret != GST_FLOW_OK || !out)
     goto no_output;
-  if (self->out_cuda_memory && !in_our_cuda_context (self, out, &err))
+  if (self->out_cuda_memory && !check_cuda_memory (self, out, TRUE, &err))
     goto bad_output;
   if (!cudaconv_frame_map_checked (&out_frame, &filter->out_info, out,
           GST_MAP_WRITE | device_map_flag (self->out_cuda_memory), &err))
@@ -1481,13 +1485,11 @@ no_output:
     gst_video_frame_unmap (&in_frame);
     return ret == GST_FLOW_OK ? GST_FLOW_ERROR : ret;
   }
-foreign_memory:
+not_cuda_memory:
   {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Cannot filter the input buffer: %s", err->message),
-        ("cudaconv reads CUDA memory of its own CUDA context only: give the "
-            "pipeline's CUDA elements one context (device-id), or put "
-            "cudadownload ! cudaupload before it"));
+        ("upstream negotiated memory:CUDAMemory and sent another kind"));
     g_error_free (err);
     gst_buffer_unref (inbuf);
     return GST_FLOW_ERROR;

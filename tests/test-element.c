@@ -17,7 +17,9 @@
 #include <cuda_runtime_api.h>
 #ifdef HAVE_GST_CUDA
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
 #endif
 #endif
 
@@ -2857,6 +2859,85 @@ GST_START_TEST (test_cuda_memory_frames)
 
 GST_END_TEST;
 
+static GstPadProbeReturn
+count_foreign_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstCudaContext *ours = g_object_get_data (G_OBJECT (pad), "context");
+  GstMemory *memory = gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER
+      (info), 0);
+
+  if (gst_is_cuda_memory (memory)
+      && GST_CUDA_MEMORY_CAST (memory)->context != ours)
+    g_atomic_int_inc ((gint *) data);
+  return GST_PAD_PROBE_OK;
+}
+
+/* CUDA memory of another context (here two contexts of one device, given
+ * to cudaupload and cudaconv before they start; two devices take the same
+ * path) is copied into the element's own context, never read through it:
+ * the frames come out as the CPU backend filters them. */
+GST_START_TEST (test_foreign_cuda_context)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=3 "
+      "pattern=snow ! video/x-raw,format=I420,width=98,height=67 ! tee name=t "
+      "t. ! queue ! cudaupload name=up ! video/x-raw(memory:CUDAMemory) ! "
+      "cudaconv name=g backend=cuda kernel=gaussian radius=2 ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! "
+      "appsink name=gpu sync=false "
+      "t. ! queue ! cudaconv backend=cpu kernel=gaussian radius=2 ! "
+      "appsink name=cpu sync=false", NULL);
+  GstElement *up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
+  GstElement *g = gst_bin_get_by_name (GST_BIN (pipeline), "g");
+  GstElement *gpu = gst_bin_get_by_name (GST_BIN (pipeline), "gpu");
+  GstElement *cpu = gst_bin_get_by_name (GST_BIN (pipeline), "cpu");
+  GstPad *sink = gst_element_get_static_pad (g, "sink");
+  GstCudaContext *a, *b;
+  GstContext *ca, *cb;
+  gint foreign = 0;
+
+  fail_unless (gst_cuda_load_library ());
+  a = gst_cuda_context_new (0);
+  b = gst_cuda_context_new (0);
+  fail_unless (a && b, "cannot make two CUDA contexts on device 0");
+  ca = gst_context_new_cuda_context (a);
+  cb = gst_context_new_cuda_context (b);
+  gst_element_set_context (up, ca);
+  gst_element_set_context (g, cb);
+  g_object_set_data (G_OBJECT (sink), "context", b);
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, count_foreign_buffers,
+      &foreign, NULL);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (gint n = 0; n < 3; n++) {
+    GstSample *sa = NULL, *sb = NULL;
+    gchar *why = NULL;
+
+    g_signal_emit_by_name (gpu, "try-pull-sample", 10 * GST_SECOND, &sa);
+    g_signal_emit_by_name (cpu, "try-pull-sample", 10 * GST_SECOND, &sb);
+    fail_unless (sa && sb, "frame %d did not come out of the %s branch", n,
+        sa ? "CPU" : "CUDA");
+    fail_unless (frames_within_one (sa, sb, &why), "frame %d: %s", n, why);
+    gst_sample_unref (sa);
+    gst_sample_unref (sb);
+  }
+  fail_unless (g_atomic_int_get (&foreign) == 3,
+      "%d of 3 frames came in memory of another context: cudaupload took "
+      "cudaconv's pool", foreign);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_context_unref (ca);
+  gst_context_unref (cb);
+  gst_object_unref (a);
+  gst_object_unref (b);
+  gst_object_unref (sink);
+  gst_object_unref (up);
+  gst_object_unref (g);
+  gst_object_unref (gpu);
+  gst_object_unref (cpu);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* A small H.264 stream decoded by NVDEC into CUDA memory and filtered
  * there gives what the CPU backend gives for the same decoded frames,
  * within one step; 98x66 is coded as 112x80, so the decoder crops. */
@@ -2983,6 +3064,7 @@ cudaconv_suite (void)
 #if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
   tcase_add_test (tc, test_cuda_memory_frames);
   tcase_add_test (tc, test_nvdec_frames);
+  tcase_add_test (tc, test_foreign_cuda_context);
 #endif
 #ifdef ELEMENT_CUDA
   tcase_add_test (tc, test_device_id_out_of_range);
