@@ -37,6 +37,10 @@ done
 "$build/benchmarks/cudaconv-bench" --csv "$csv" --streams 1,4,16,64 --frames 3000 || status=1
 "$build/benchmarks/cudaconv-bench" --csv "$csv" --cuda-streams 1,4,16,64 --frames 20000 || status=1
 "$build/benchmarks/cudaconv-bench" --csv "$csv" --separate-contexts --cuda-streams 4,16 --frames 20000 || status=1
+# one 2160p pipeline per GPU against one alone, where there are two
+if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
+  "$build/benchmarks/cudaconv-bench" --csv "$csv" --separate-contexts --devices 0,1 --streams 1,2 --size 3840x2160 --frames 1000 || status=1
+fi
 # NVDEC into cudaconv: the small streams of benchmarks/media joined into
 # 2400 frames of 1920x1080 and 1200 of 3840x2160
 media=$(mktemp -d)

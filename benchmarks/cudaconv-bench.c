@@ -2,7 +2,8 @@
  *
  *   cudaconv-bench [--kernels] [--element] [--live] [--once] [--cpu-peers]
  *                  [--crop] [--packed] [--cuda-memory] [--streams LIST]
- *                  [--cuda-streams LIST] [--decode FILES]
+ *                  [--cuda-streams LIST] [--separate-contexts]
+ *                  [--devices LIST] [--decode FILES]
  *                  [--frames N]
  *                  [--size WxH] [--format F] [--props "kernel=gaussian"]
  *                  [--csv FILE]
@@ -27,7 +28,9 @@
  * capacity (1 / the frame's summed kernel time). Streams (--streams,
  * --cuda-streams, not part of "all"): N pipelines at once in system or
  * CUDA memory, against the transfer floor or the kernels' capacity.
- * Decode (--decode, not part of "all"): nvh264dec ! cudaconv !
+ * --separate-contexts gives each pipeline its own CUDA context; --devices
+ * spreads them over devices (one 2160p pipeline per GPU: --devices 0,1
+ * --streams 1,2). Decode (--decode, not part of "all"): nvh264dec ! cudaconv !
  * cudadownload against nvh264dec ! cudadownload on the same files.
  * With no section named, all but --once and --cpu-peers run. --csv appends every number to a file for
  * benchmarks/bench-report.py and benchmarks/bench-plot.py. */
@@ -1505,6 +1508,8 @@ stream_thread (gpointer data)
  * its own GstCudaContext, as pipelines do unless the application hands
  * them one. */
 static gboolean separate_contexts;
+/* Set by --devices: stream i runs on devices[i % n_devices] */
+static gint devices[16], n_devices;
 
 static int
 streams_table (const char *format, const char *counts, int frames,
@@ -1513,6 +1518,7 @@ streams_table (const char *format, const char *counts, int frames,
   const int w = only_w ? only_w : 1920, h = only_w ? only_h : 1080;
   gchar **list = g_strsplit (counts, ",", -1);
   GstVideoInfo info;
+  double first_aggregate = -1.0;
   int status = 0;
 
 #ifdef HAVE_CUDA
@@ -1550,8 +1556,15 @@ streams_table (const char *format, const char *counts, int frames,
       frames, WARMUP_OUTPUTS, cuda ? "the kernels' capacity (1 / the "
       "frame's summed kernel time, CUDA events" : "the transfer floor (H2D "
       "+ D2H at once, pinned", floor);
-  printf ("%5s %12s %9s %16s %16s\n", "N", "aggregate", cuda ? "% kernels" :
-      "% floor", "slowest stream", "fastest stream");
+  if (n_devices > 0) {
+    printf ("stream i runs on device-id devices[i %% %d] of", n_devices);
+    for (int d = 0; d < n_devices; d++)
+      printf (" %d", devices[d]);
+    printf ("; the floor and the kernels are device %d's\n", devices[0]);
+  }
+  printf ("%5s %12s %9s %16s %16s %10s\n", "N", "aggregate", cuda ?
+      "% kernels" : "% floor", "slowest stream", "fastest stream",
+      "x first N");
   for (int k = 0; list[k] && status == 0; k++) {
     const int n = atoi (list[k]);
     Stream *streams;
@@ -1581,7 +1594,8 @@ streams_table (const char *format, const char *counts, int frames,
     g_cond_init (&shared.made);
     for (int i = 0; i < n; i++) {
       streams[i].middle = g_strdup_printf ("cudaconv backend=cuda "
-          "kernel=gaussian radius=2 sigma=%.2f", 0.5 + 0.05 * i);
+          "device-id=%d kernel=gaussian radius=2 sigma=%.2f", n_devices ?
+          devices[i % n_devices] : -1, 0.5 + 0.05 * i);
       streams[i].format = format;
       streams[i].w = w;
       streams[i].h = h;
@@ -1622,8 +1636,11 @@ streams_table (const char *format, const char *counts, int frames,
       status = 1;
     } else {
       const double aggregate = outputs / ((end - start) / 1e6);
-      printf ("%5d %12.1f %9.1f %16.1f %16.1f\n", n, aggregate,
-          floor > 0 ? 100.0 * aggregate / floor : -1.0, slowest, fastest);
+      if (first_aggregate <= 0)
+        first_aggregate = aggregate;
+      printf ("%5d %12.1f %9.1f %16.1f %16.1f %10.2f\n", n, aggregate,
+          floor > 0 ? 100.0 * aggregate / floor : -1.0, slowest, fastest,
+          aggregate / first_aggregate);
       csv_row (what, w, h, 8, n, "aggregate", aggregate);
       csv_row (what, w, h, 8, n, "floor", floor);
     }
@@ -1723,7 +1740,7 @@ main (int argc, char **argv)
   gint frames = 1000;
   gboolean cuda_memory = FALSE;
   gchar *size = NULL, *format = NULL, *props = NULL, *streams = NULL;
-  gchar *cuda_streams = NULL, *decode = NULL;
+  gchar *cuda_streams = NULL, *decode = NULL, *device_list = NULL;
   gchar *csv_path = NULL;
   int only_w = 0, only_h = 0;
   GOptionEntry entries[] = {
@@ -1743,6 +1760,9 @@ main (int argc, char **argv)
         "CUDA memory in and out against the kernels' capacity", NULL},
     {"cuda-streams", 0, 0, G_OPTION_ARG_STRING, &cuda_streams,
           "Many pipelines at once in CUDA memory, these counts of them",
+        "LIST"},
+    {"devices", 0, 0, G_OPTION_ARG_STRING, &device_list,
+          "Streams: stream i runs on the (i mod n)-th of these device-ids",
         "LIST"},
     {"separate-contexts", 0, 0, G_OPTION_ARG_NONE, &separate_contexts,
         "Streams: each pipeline makes its own CUDA context", NULL},
@@ -1780,6 +1800,13 @@ main (int argc, char **argv)
           || only_h <= 0)) {
     fprintf (stderr, "--size takes WxH\n");
     return 2;
+  }
+  if (device_list) {
+    gchar **ids = g_strsplit (device_list, ",", -1);
+    for (int d = 0; ids[d] && n_devices < (int) G_N_ELEMENTS (devices); d++)
+      devices[n_devices++] = atoi (ids[d]);
+    g_strfreev (ids);
+    g_free (device_list);
   }
   if (csv_path && !(csv = fopen (csv_path, "a"))) {
     fprintf (stderr, "cannot open %s\n", csv_path);
