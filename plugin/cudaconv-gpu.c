@@ -1,10 +1,12 @@
 /* cudaconv: the CUDA back end (see cudaconv-gpu.h).
  *
  * A frame's planes go host -> device -> kernels -> host on its slot's
- * stream. Planes in our pinned memory, or in foreign memory that the host
- * registration cache has page-locked, are copied by DMA directly; others go
- * through the slot's pinned staging, because a copy from pageable memory is
- * both slower and blocking. */
+ * stream, where a side of the frame is in host memory; a side in device
+ * memory of our context is read or written where it is. Planes in our
+ * pinned memory, or in foreign memory that the host registration cache
+ * has page-locked, are copied by DMA directly; others go through the
+ * slot's pinned staging, because a copy from pageable memory is both
+ * slower and blocking. */
 #include "config.h"
 
 #include <dlfcn.h>

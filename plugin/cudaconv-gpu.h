@@ -1,9 +1,10 @@
 /* cudaconv: the CUDA back end's per-element state and frame loop.
  *
  * Frames go through up to `depth` frame slots, each with its own stream,
- * device planes and pinned staging, so that frame N+1's host-to-device copy,
- * frame N's kernels and frame N-1's device-to-host copy run at once on the
- * GPU's two copy engines and its SMs. Everything a frame needs is made in
+ * and device planes and pinned staging for a side of the frame in host
+ * memory, so that frame N+1's host-to-device copy, frame N's kernels and
+ * frame N-1's device-to-host copy run at once on the GPU's two copy
+ * engines and its SMs. Everything a frame needs is made in
  * open/configure and reused: processing a frame allocates nothing. Builds
  * without CUDA get stubs whose open fails. */
 #ifndef CUDACONV_GPU_H
