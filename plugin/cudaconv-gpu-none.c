@@ -1,12 +1,12 @@
 /* cudaconv: the CUDA back end of a build without CUDA: never usable. */
+#include "config.h"
 #include "cudaconv-gpu.h"
 
 gboolean
 cudaconv_gpu_probe (gint device_id, GError ** error)
 {
   g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-      "cudaconv was built without CUDA support (meson -Dcuda=disabled, or no "
-      "nvcc was found at build time)");
+      "cudaconv was built without CUDA support: %s", CUDACONV_NO_CUDA_REASON);
   return FALSE;
 }
 

@@ -9,7 +9,10 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${CUDACONV_BUILD_DIR:-$root/build}
 
-packages="gcc libc6-dev pkg-config meson ninja-build
+# g++: nvcc compiles host code through gcc as C++; dpkg-dev: meson asks
+# dpkg-architecture for the multiarch libdir (lib/x86_64-linux-gnu), where
+# GStreamer looks for plugins, and takes lib64 without it.
+packages="gcc g++ libc6-dev dpkg-dev pkg-config meson ninja-build
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad libgstreamer-plugins-bad1.0-dev gstreamer1.0-x
@@ -31,13 +34,17 @@ fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if [ ! -f "$build/build.ninja" ]; then
-  note=""
-  command -v nvcc >/dev/null &&
-    note=" (the first build compiles the CUDA kernels: about 5 minutes on 2 cores)"
-  echo "cudaconv: building in $build$note" >&2
   # shellcheck disable=SC2086
   meson setup "$build" "$root" ${CUDACONV_MESON_ARGS:-} >"$log" 2>&1 ||
     { cat "$log" >&2; exit 1; }
+  # what meson found decides what is announced
+  if grep -q '^#define HAVE_CUDA 1' "$build/config.h"; then
+    echo "cudaconv: building in $build with the CUDA backend (the first build" \
+      "compiles the CUDA kernels: a few minutes on 2 cores)" >&2
+  else
+    reason=$(sed -n 's/^#define CUDACONV_NO_CUDA_REASON "\(.*\)"$/\1/p' "$build/config.h")
+    echo "cudaconv: building in $build with the CPU backend only: $reason" >&2
+  fi
 fi
 meson compile -C "$build" >>"$log" 2>&1 ||
   { tail -n 60 "$log" >&2; echo "cudaconv: the build failed" >&2; exit 1; }
