@@ -75,7 +75,7 @@ matrix_random (TestMatrix * m, int side, gboolean signed_weights)
 /* What a test made that a failing assertion would leave behind: check
  * leaves a failing test at once (CK_FORK=no), and the fixture's teardown,
  * which runs after every test, frees what the test did not. */
-static GPtrArray *test_harnesses, *test_buses;
+static GPtrArray *test_harnesses, *test_buses, *test_pipelines;
 
 static GstHarness *
 harness_track (GstHarness * h)
@@ -98,11 +98,39 @@ bus_free (GstBus * bus)
   gst_object_unref (bus);
 }
 
+/* A pipeline left playing by a failed test would keep its threads, and
+ * GstCheck waits for every task to end after each test. */
+static GstElement *
+pipeline_launch (const gchar * description, GError ** error)
+{
+  GstElement *pipeline = gst_parse_launch (description, error);
+
+  if (pipeline)
+    g_ptr_array_add (test_pipelines, pipeline);
+  return pipeline;
+}
+
+/* To NULL; the test still holds its reference. */
+static void
+pipeline_stop (GstElement * pipeline)
+{
+  fail_unless (g_ptr_array_remove (test_pipelines, pipeline));
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+}
+
+static void
+pipeline_free (GstElement * pipeline)
+{
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
 static void
 test_setup (void)
 {
   test_harnesses = g_ptr_array_new ();
   test_buses = g_ptr_array_new ();
+  test_pipelines = g_ptr_array_new ();
 }
 
 static void
@@ -113,8 +141,10 @@ test_teardown (void)
   g_ptr_array_set_free_func (test_harnesses,
       (GDestroyNotify) gst_harness_teardown);
   g_ptr_array_set_free_func (test_buses, (GDestroyNotify) bus_free);
+  g_ptr_array_set_free_func (test_pipelines, (GDestroyNotify) pipeline_free);
   g_ptr_array_unref (test_harnesses);
   g_ptr_array_unref (test_buses);
+  g_ptr_array_unref (test_pipelines);
 }
 
 /* GObject refuses a number outside a property's declared range and keeps
@@ -1470,7 +1500,7 @@ static gchar *
 run_pipeline (const gchar * description, gchar ** warning)
 {
   GError *err = NULL;
-  GstElement *pipeline = gst_parse_launch (description, &err);
+  GstElement *pipeline = pipeline_launch (description, &err);
   GstBus *bus;
   GstMessage *msg;
   gchar *error_text = NULL;
@@ -1495,7 +1525,7 @@ run_pipeline (const gchar * description, gchar ** warning)
     if (type != GST_MESSAGE_WARNING)
       break;
   }
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  pipeline_stop (pipeline);
   gst_object_unref (bus);
   gst_object_unref (pipeline);
   return error_text;
@@ -1621,7 +1651,7 @@ GST_END_TEST;
 static void
 negotiates_system_memory_without_device (void)
 {
-  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=2 ! "
+  GstElement *pipeline = pipeline_launch ("videotestsrc num-buffers=2 ! "
       "cudaconv name=c backend=auto ! fakesink", NULL);
   GstElement *c = gst_bin_get_by_name (GST_BIN (pipeline), "c");
   GstPad *src = gst_element_get_static_pad (c, "src");
@@ -1642,7 +1672,7 @@ negotiates_system_memory_without_device (void)
     fail_if (gst_caps_features_contains (gst_caps_get_features (caps, i),
             "memory:CUDAMemory"), "CUDA memory offered on the CPU backend");
   gst_caps_unref (caps);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  pipeline_stop (pipeline);
   gst_object_unref (src);
   gst_object_unref (c);
   gst_object_unref (pipeline);
@@ -2663,7 +2693,7 @@ GST_START_TEST (test_shared_cuda_context)
   fail_unless (gst_registry_check_feature_version (gst_registry_get (),
           "cudaupload", 1, 22, 0), "nvcodec's cudaupload is not registered, "
       "though a CUDA device is present");
-  pipeline = gst_parse_launch ("videotestsrc num-buffers=5 ! "
+  pipeline = pipeline_launch ("videotestsrc num-buffers=5 ! "
       "video/x-raw,format=I420,width=320,height=240 ! cudaupload name=up ! "
       "cudadownload ! cudaconv name=a backend=cuda kernel=gaussian ! "
       "cudaconv name=b backend=cuda kernel=sobel-x ! fakesink", &err);
@@ -2694,7 +2724,7 @@ GST_START_TEST (test_shared_cuda_context)
   gst_object_unref (a);
   gst_object_unref (b);
   gst_object_unref (up);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  pipeline_stop (pipeline);
   gst_object_unref (bus);
   gst_object_unref (pipeline);
 }
@@ -2831,22 +2861,23 @@ pad_in_cuda_memory (GstElement * element, const gchar * pad_name)
  * the same frames, within one step; and the pads negotiated the memory
  * asked for. */
 static void
-check_memory_combination (const gchar * format, gboolean cuda_in,
+check_memory_combination (const gchar * format, gint height, gboolean cuda_in,
     gboolean cuda_out, const gchar * filter)
 {
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 pattern=snow ! "
-      "video/x-raw,format=%s,width=98,height=67 ! tee name=t "
+      "video/x-raw,format=%s,width=98,height=%d ! tee name=t "
       "t. ! queue ! %s cudaconv name=g backend=cuda %s ! %s "
       "appsink name=gpu sync=false "
       "t. ! queue ! cudaconv backend=cpu %s ! appsink name=cpu sync=false",
-      format, cuda_in ? "cudaupload ! video/x-raw(memory:CUDAMemory) !" : "",
+      format, height,
+      cuda_in ? "cudaupload ! video/x-raw(memory:CUDAMemory) !" : "",
       filter, cuda_out ? "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
       "video/x-raw !" : "video/x-raw !", filter);
   const gchar *what = cuda_in ? (cuda_out ? "CUDA in, CUDA out" :
       "CUDA in, system out") : (cuda_out ? "system in, CUDA out" :
       "system in, system out");
   GError *err = NULL;
-  GstElement *pipeline = gst_parse_launch (desc, &err);
+  GstElement *pipeline = pipeline_launch (desc, &err);
   GstElement *g, *gpu, *cpu;
 
   fail_unless (pipeline != NULL, "%s", err ? err->message : "");
@@ -2879,7 +2910,7 @@ check_memory_combination (const gchar * format, gboolean cuda_in,
   fail_unless (pad_in_cuda_memory (g, "sink") == cuda_in
       && pad_in_cuda_memory (g, "src") == cuda_out,
       "%s, %s: cudaconv negotiated other memory", format, what);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  pipeline_stop (pipeline);
   gst_object_unref (g);
   gst_object_unref (gpu);
   gst_object_unref (cpu);
@@ -2887,9 +2918,27 @@ check_memory_combination (const gchar * format, gboolean cuda_in,
   g_free (desc);
 }
 
+/* Whether GStreamer's own cudaupload ! cudadownload carries format at
+ * 98 x height (GStreamer 1.26.2's fails on NV21 of an odd height). */
+static gboolean
+gstreamer_carries (const gchar * format, gint height)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=%s,width=98,height=%d ! cudaupload ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! fakesink", format,
+      height);
+  gchar *error_text = run_pipeline (desc, NULL);
+  gboolean carried = error_text == NULL;
+
+  g_free (error_text);
+  g_free (desc);
+  return carried;
+}
+
 /* Every format both cudaupload and cudaconv take in CUDA memory, in the
  * four combinations of input and output memory, filtered (gaussian) and
- * not (identity, which must still move the frame between memories). */
+ * not (identity, which must still move the frame between memories), at
+ * an odd height where GStreamer's own elements carry the format so. */
 GST_START_TEST (test_cuda_memory_frames)
 {
   /* a few under the sanitizers, which make each pipeline slow: 4:2:0
@@ -2907,11 +2956,19 @@ GST_START_TEST (test_cuda_memory_frames)
     if (g_getenv ("CUDACONV_TEST_QUICK")
         && !g_strv_contains ((const gchar * const *) quick, format))
       continue;
+    gint height = 67;
+    if (!gstreamer_carries (format, height)) {
+      height = 68;
+      g_print ("%s: GStreamer's cudaupload ! cudadownload fails at 98x67, "
+          "tested at 98x68\n", format);
+      fail_unless (gstreamer_carries (format, height),
+          "GStreamer's cudaupload ! cudadownload fails on %s", format);
+    }
     for (guint combination = 0; combination < 4; combination++) {
-      check_memory_combination (format, (combination & 1) != 0,
+      check_memory_combination (format, height, (combination & 1) != 0,
           (combination & 2) != 0,
           "kernel=gaussian radius=2");
-      check_memory_combination (format, (combination & 1) != 0,
+      check_memory_combination (format, height, (combination & 1) != 0,
           (combination & 2) != 0,
           "kernel=identity");
     }
@@ -2940,7 +2997,7 @@ count_foreign_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer data)
  * the frames come out as the CPU backend filters them. */
 GST_START_TEST (test_foreign_cuda_context)
 {
-  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=3 "
+  GstElement *pipeline = pipeline_launch ("videotestsrc num-buffers=3 "
       "pattern=snow ! video/x-raw,format=I420,width=98,height=67 ! tee name=t "
       "t. ! queue ! cudaupload name=up ! video/x-raw(memory:CUDAMemory) ! "
       "cudaconv name=g backend=cuda kernel=gaussian radius=2 ! "
@@ -2985,7 +3042,7 @@ GST_START_TEST (test_foreign_cuda_context)
   fail_unless (g_atomic_int_get (&foreign) == 3,
       "%d of 3 frames came in memory of another context: cudaupload took "
       "cudaconv's pool", foreign);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  pipeline_stop (pipeline);
   gst_context_unref (ca);
   gst_context_unref (cb);
   gst_object_unref (a);
@@ -3021,7 +3078,7 @@ GST_START_TEST (test_nvdec_frames)
   /* GStreamer registers NVDEC's decoders only where the GPU has NVDEC */
   fail_unless (decoder != NULL, "nvh264dec is not registered");
   gst_object_unref (decoder);
-  pipeline = gst_parse_launch (desc, &err);
+  pipeline = pipeline_launch (desc, &err);
   fail_unless (pipeline != NULL, "%s", err ? err->message : "");
   g = gst_bin_get_by_name (GST_BIN (pipeline), "g");
   gpu = gst_bin_get_by_name (GST_BIN (pipeline), "gpu");
@@ -3047,7 +3104,7 @@ GST_START_TEST (test_nvdec_frames)
       "the decoder's frames did not come in CUDA memory");
   fail_unless (pad_in_cuda_memory (g, "src"),
       "the filtered frames did not leave in CUDA memory");
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  pipeline_stop (pipeline);
   gst_object_unref (g);
   gst_object_unref (gpu);
   gst_object_unref (cpu);
@@ -3072,7 +3129,7 @@ run_branches (const gchar * branches, const gchar * const *sinks,
       "! video/x-raw,format=I420,width=98,height=67 ! tee name=t %s", frames,
       branches);
   GError *err = NULL;
-  GstElement *pipeline = gst_parse_launch (desc, &err);
+  GstElement *pipeline = pipeline_launch (desc, &err);
 
   fail_unless (pipeline != NULL, "%s", err ? err->message : "");
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
@@ -3153,7 +3210,7 @@ GST_START_TEST (test_second_device)
   fail_unless (bus_info_mentions (pipeline, "on device 1"),
       "no INFO naming device 1");
   fail_unless_equals_int (element_device (pipeline, "g"), 1);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  pipeline_stop (pipeline);
   gst_object_unref (pipeline);
 
   pipeline = run_branches ("t. ! queue ! cudaupload cuda-device-id=1 ! "
@@ -3169,7 +3226,7 @@ GST_START_TEST (test_second_device)
         && pad_in_cuda_memory (g, "src"), "not filtered in CUDA memory");
     gst_object_unref (g);
   }
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  pipeline_stop (pipeline);
   gst_object_unref (pipeline);
 }
 
@@ -3190,7 +3247,7 @@ GST_START_TEST (test_two_devices_side_by_side)
 
   fail_unless_equals_int (element_device (pipeline, "g0"), 0);
   fail_unless_equals_int (element_device (pipeline, "g1"), 1);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  pipeline_stop (pipeline);
   gst_object_unref (pipeline);
 }
 
@@ -3214,7 +3271,7 @@ GST_START_TEST (test_two_devices_in_series)
 
   fail_unless_equals_int (element_device (pipeline, "g0"), 0);
   fail_unless_equals_int (element_device (pipeline, "g1"), 1);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  pipeline_stop (pipeline);
   gst_object_unref (pipeline);
 }
 
