@@ -10,7 +10,7 @@
 #   tools/debian-check.sh [SUITE]        SUITE: trixie (default) or bookworm
 #   CUDACONV_DEBIAN_DIR   where the chroot is made (default: a new folder
 #                         under /var/tmp, removed at the end)
-#   CUDACONV_DEBIAN_KEEP=1  keep the chroot, for tools/gpu-bundle-debian.sh
+#   CUDACONV_DEBIAN_KEEP=1  keep the chroot, for tools/debian-gpu-build.sh
 set -euo pipefail
 suite=${1:-trixie}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,29 +38,21 @@ fi
 
 dir=${CUDACONV_DEBIAN_DIR:-$(mktemp -d /var/tmp/cudaconv-debian-XXXXXX)}
 mkdir -p "$dir"
-dir=$(cd "$dir" && pwd)
-mounts=()
+chroot_dir=$(cd "$dir" && pwd)
+dir=$chroot_dir
+# shellcheck source=tools/chroot-common.sh
+. "$root/tools/chroot-common.sh"
 cleanup() {
-  local m
-  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-    m=${mounts[$i]}
-    umount -R "$m" 2>/dev/null || umount -lR "$m" 2>/dev/null || true
-  done
+  chroot_unmount_all
   [ "${CUDACONV_DEBIAN_KEEP:-0}" = 1 ] && return
   # never delete through a mount that is still there (/dev, the toolkit)
-  if findmnt -rn -o TARGET | grep -q "^$dir/"; then
+  if chroot_has_mounts; then
     say "left $dir in place: something is still mounted under it"
   else
     rm -rf "$dir"
   fi
 }
 trap cleanup EXIT
-bind() {  # bind SOURCE TARGET [ro]
-  mkdir -p "$2"
-  mount --rbind "$1" "$2" || return 1
-  mounts+=("$2")
-  if [ "${3:-}" = ro ]; then mount -o remount,ro,bind "$2"; fi
-}
 
 start=$(date +%s)
 if [ ! -x "$dir/bin/bash" ]; then
@@ -70,22 +62,11 @@ if [ ! -x "$dir/bin/bash" ]; then
   rm -f "$dir.debootstrap.log"
 fi
 say "chroot ready in $(($(date +%s) - start)) s"
-cp /etc/resolv.conf "$dir/etc/resolv.conf"
-mount -t proc proc "$dir/proc" && mounts+=("$dir/proc") ||
-  skip "mounts are not allowed here (proc in the chroot)"
-bind /dev "$dir/dev"
-bind /sys "$dir/sys"
-if [ -x /usr/local/cuda/bin/nvcc ]; then
-  bind "$(readlink -f /usr/local/cuda)" "$dir/usr/local/cuda" ro
-fi
+chroot_mount_system || skip "mounts are not allowed here (proc, dev, sys in the chroot)"
 rm -rf "$dir/root/cudaconv"
 git clone --quiet "$root" "$dir/root/cudaconv"
 
-in_chroot() {
-  chroot "$dir" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    bash -c "cd /root/cudaconv && $1"
-}
+in_chroot() { chroot_run /root/cudaconv "$1"; }
 say "Debian $(cat "$dir/etc/debian_version"), $(uname -m), clone of $(git -C "$root" rev-parse --short HEAD)"
 status=0
 for command in pipelines/demo.sh tests/run.sh; do
@@ -94,7 +75,7 @@ for command in pipelines/demo.sh tests/run.sh; do
   in_chroot "$command" >"$dir/check.log" 2>&1 || rc=$?
   seconds=$(($(date +%s) - start))
   if [ $rc != 0 ]; then
-    tail -n 40 "$dir/check.log"; status=1
+    tail -n 40 "$dir/check.log" | sed "s/^/  | /"; status=1
   fi
   case $command in
     pipelines/demo.sh) grep -E '^cudaconv' "$dir/check.log" || true ;;
@@ -104,9 +85,7 @@ for command in pipelines/demo.sh tests/run.sh; do
   say "$command: exit $rc in $((seconds / 60)) min $((seconds % 60)) s"
   if [ "$command" = pipelines/demo.sh ]; then
     # the demo's run is the first build from a fresh clone
-    say "versions: $(in_chroot 'echo "GStreamer $(pkg-config --modversion gstreamer-1.0),' \
-      'GLib $(pkg-config --modversion glib-2.0), $(gcc --version | head -n 1),' \
-      'meson $(meson --version), $(nvcc --version 2>/dev/null | tail -n 1 || echo no nvcc)"')"
+    say "versions: $(in_chroot 'echo "GStreamer $(pkg-config --modversion gstreamer-1.0), GLib $(pkg-config --modversion glib-2.0), $(gcc --version | head -n 1), meson $(meson --version), $(/usr/local/cuda/bin/nvcc --version 2>/dev/null | tail -n 1 || echo no nvcc)"')"
     size=$(stat -c %s "$dir/root/cudaconv/build/plugin/libgstcudaconv.so" 2>/dev/null || echo 0)
     say "libgstcudaconv.so: $((size / 1000000)) MB"
   fi

@@ -14,12 +14,15 @@
 #   device run, carry [".gst", "build"]: tools/gpu-run.sh suite
 # Logs, the benchmark's CSV and its plot go to $OUT (the device tool's) or
 # out/gpu.
+# CUDACONV_BUILD_DIR and CUDACONV_GST_BUNDLE name another build and bundle
+# (default build and .gst), for example those of tools/debian-gpu-build.sh.
 set -uo pipefail
 out=${OUT:-out/gpu}
+build=${CUDACONV_BUILD_DIR:-build}
 mkdir -p "$out"
 # shellcheck disable=SC1091
-source .gst/env.sh
-export GST_PLUGIN_PATH_1_0=$PWD/build/plugin
+source "${CUDACONV_GST_BUNDLE:-.gst}/env.sh"
+export GST_PLUGIN_PATH_1_0=$PWD/$build/plugin
 status=0
 parts=" ${*:-suite sanitizers bench} "
 parts=${parts/ sanitizers / memcheck racecheck element-memcheck }
@@ -30,7 +33,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 gst-inspect-1.0 cudaconv >"$out/inspect.txt" 2>&1 || { echo "gst-inspect-1.0 cudaconv failed"; status=1; }
 
 if wants suite; then
-python3 .gst/run-meson-tests.py build 2>&1 | tee "$out/tests.log"
+python3 "${CUDACONV_GST_BUNDLE:-.gst}/run-meson-tests.py" "$build" 2>&1 | tee "$out/tests.log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 # valgrind, PyGObject and this machine's meson are not on that machine:
 # the memcheck run of the CPU element tests, the Python example and the
@@ -48,7 +51,7 @@ fi
 for tool in memcheck racecheck; do
   wants $tool || continue
   CUDACONV_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 99 \
-    build/tests/test-kernels-cuda >"$out/$tool.log" 2>&1
+    "$build/tests/test-kernels-cuda" >"$out/$tool.log" 2>&1
   rc=$?
   echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | tail -1); $(grep -E 'passed, .* failed' "$out/$tool.log")"
   [ $rc = 0 ] || status=1
@@ -57,17 +60,17 @@ done
 # the element on the CUDA backend, malformed buffers and frames in CUDA
 # memory included (CUDACONV_TEST_QUICK=1: six formats of those)
 if wants element-memcheck; then
-CK_FORK=no GST_REGISTRY_1_0=$PWD/build/tests/registry.bin \
+CK_FORK=no GST_REGISTRY_1_0=$PWD/$build/tests/registry.bin \
   CUDACONV_TEST_QUICK=1 CUDACONV_TEST_MEDIA=$PWD/tests/media \
   compute-sanitizer --tool memcheck --error-exitcode 99 \
-  build/tests/test-element-cuda >"$out/memcheck-element.log" 2>&1
+  "$build/tests/test-element-cuda" >"$out/memcheck-element.log" 2>&1
 rc=$?
 echo "compute-sanitizer memcheck, element: exit $rc; $(grep -E 'ERROR SUMMARY' "$out/memcheck-element.log" | tail -1); $(grep -E 'Checks:' "$out/memcheck-element.log")"
 [ $rc = 0 ] || status=1
 fi
 
 if wants bench; then
-  CUDACONV_BENCH_CSV=$out/bench.csv benchmarks/benchmark.sh build 2>&1 | tee "$out/bench.txt"
+  CUDACONV_BENCH_CSV=$out/bench.csv benchmarks/benchmark.sh "$build" 2>&1 | tee "$out/bench.txt"
   python3 benchmarks/bench-plot.py "$out/bench.csv" "$out/kernels-3840x2160.png" \
     >/dev/null 2>&1 || echo "no plot here (matplotlib missing?)"
 fi
