@@ -87,7 +87,7 @@ for command in pipelines/demo.sh tests/run.sh; do
     # the demo's run is the first build from a fresh clone
     say "versions: $(in_chroot 'echo "GStreamer $(pkg-config --modversion gstreamer-1.0), GLib $(pkg-config --modversion glib-2.0), $(gcc --version | head -n 1), meson $(meson --version), $(/usr/local/cuda/bin/nvcc --version 2>/dev/null | tail -n 1 || echo no nvcc)"')"
     size=$(stat -c %s "$dir/root/cudaconv/build/plugin/libgstcudaconv.so" 2>/dev/null || echo 0)
-    say "libgstcudaconv.so: $((size / 1000000)) MB"
+    say "libgstcudaconv.so: $size bytes ($(python3 -c "print(round($size / 1e6, 1))") MB)"
   fi
 done
 say "README's install, then gst-inspect-1.0 without GST_PLUGIN_PATH:"
