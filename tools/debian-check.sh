@@ -91,7 +91,9 @@ for command in pipelines/demo.sh tests/run.sh; do
   fi
 done
 say "README's install, then gst-inspect-1.0 without GST_PLUGIN_PATH:"
-in_chroot 'meson configure build --prefix=/usr >/dev/null && meson install -C build --no-rebuild >/dev/null &&
+# as README says it, without --no-rebuild: only the regenerated install plan
+# knows the new prefix
+in_chroot 'meson configure build --prefix=/usr >/dev/null && meson install -C build >/dev/null &&
   env -u GST_PLUGIN_PATH gst-inspect-1.0 cudaconv | grep -E "^ *Filename"' || status=1
 echo "${summary:-0 passed, 1 failed, 0 skipped}"
 exit $status
