@@ -83,22 +83,26 @@ cudaconv_plan_make (CudaConvPlan * plan, const GstVideoInfo * info,
 
   for (guint p = 0; p < plan->n_planes; p++) {
     CudaConvPlanePlan *pp = &plan->planes[p];
-    const gint first = cudaconv_plane_geometry (info, p, &pp->row_bytes,
-        &pp->rows);
-    gint written_bytes = 0;
+    gsize written_bytes = 0;
+
+    cudaconv_plane_geometry (info, p, &pp->row_bytes, &pp->rows);
 
     gst_video_format_info_component (finfo, p, pp->components);
     while (pp->n_components < GST_VIDEO_MAX_COMPONENTS
         && pp->components[pp->n_components] >= 0)
       pp->n_components++;
+    /* the bytes of a row that the actions write, against the row's bytes:
+     * per row, not per pixel, since the components of a plane may have
+     * different pixel strides (packed 4:2:2: Y every 2 bytes, U and V
+     * every 4) */
     for (gint i = 0; i < pp->n_components; i++) {
       gint c = pp->components[i];
       if (plan->action[c] != CUDACONV_ACTION_COPY)
-        written_bytes += GST_ROUND_UP_8 (component_layout (info, c).depth) / 8;
+        written_bytes += (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, c) *
+            (GST_ROUND_UP_8 (component_layout (info, c).depth) / 8);
     }
     pp->process = written_bytes > 0;
-    pp->copy_first = pp->process
-        && written_bytes < component_layout (info, first).pstride;
+    pp->copy_first = pp->process && written_bytes < pp->row_bytes;
   }
 }
 

@@ -407,8 +407,9 @@ check_format (const gchar * format, gint width, gint height,
 {
   g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
       "height=%d,framerate=30/1", format, width, height);
-  g_autofree gchar *what = g_strdup_printf ("%s %dx%d %dx%d matrix border %d",
-      format, width, height, m->side, m->side, border);
+  g_autofree gchar *what = g_strdup_printf ("%s %dx%d %dx%d matrix border %d"
+      "%s%s", format, width, height, m->side, m->side, border,
+      extra_props ? " channels=" : "", extra_props ? extra_props : "");
   static const gchar *border_nicks[] = { "zero", "clamp", "mirror", "wrap" };
   GstHarness *h = harness_new (caps);
   GstCaps *parsed = gst_caps_from_string (caps);
@@ -452,6 +453,44 @@ GST_START_TEST (test_every_format)
       g_free (m.text);
     }
   }
+}
+
+GST_END_TEST;
+
+/* Every format with every non-empty set of its components selected, at an
+ * odd width: what is not selected leaves exactly as it came, also where
+ * selected and unselected components share a packed pixel (packed 4:2:2
+ * pairs, where Y and chroma have different pixel strides). */
+GST_START_TEST (test_every_channel_subset)
+{
+  TestMatrix m;
+
+  matrix_random (&m, 3, FALSE);
+  for (guint f = 0; f < G_N_ELEMENTS (all_formats); f++) {
+    const GstVideoFormatInfo *finfo =
+        gst_video_format_get_info (gst_video_format_from_string
+        (all_formats[f]));
+    const gboolean rgb = GST_VIDEO_FORMAT_INFO_IS_RGB (finfo);
+    const guint n = GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo);
+    const guint all = (GST_VIDEO_FORMAT_INFO_HAS_ALPHA (finfo) ? 8 : 0) |
+        ((1u << MIN (n, 3)) - 1);
+    static const gchar *yuv_names[] = { "y", "u", "v", "a" };
+    static const gchar *rgb_names[] = { "r", "g", "b", "a" };
+
+    for (guint set = 1; set <= all; set++) {
+      GString *channels = g_string_new (NULL);
+      if ((set & all) != set)
+        continue;
+      for (guint b = 0; b < 4; b++)
+        if (set & (1u << b))
+          g_string_append_printf (channels, "%s%s", channels->len ? "+" : "",
+              rgb ? rgb_names[b] : yuv_names[b]);
+      check_format (all_formats[f], 13, 3, &m, REF_BORDER_CLAMP,
+          channels->str);
+      g_string_free (channels, TRUE);
+    }
+  }
+  g_free (m.text);
 }
 
 GST_END_TEST;
@@ -3316,6 +3355,7 @@ cudaconv_suite (void)
 #endif
   tcase_add_test (tc, test_every_format);
   tcase_add_test (tc, test_alpha_selected);
+  tcase_add_test (tc, test_every_channel_subset);
   tcase_add_test (tc, test_padding_byte_kept);
   tcase_add_test (tc, test_tiny_frames);
   tcase_add_test (tc, test_gaussian_preset);
