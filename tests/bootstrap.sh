@@ -9,7 +9,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${CUDACONV_BUILD_DIR:-$root/build}
 
-# g++: nvcc compiles host code through gcc as C++; dpkg-dev: meson asks
+# g++: meson builds CUDA only beside a C++ compiler; dpkg-dev: meson asks
 # dpkg-architecture for the multiarch libdir (lib/x86_64-linux-gnu), where
 # GStreamer looks for plugins, and takes lib64 without it.
 packages="gcc g++ libc6-dev dpkg-dev pkg-config meson ninja-build
