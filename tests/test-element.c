@@ -478,9 +478,10 @@ GST_START_TEST (test_every_channel_subset)
     static const gchar *rgb_names[] = { "r", "g", "b", "a" };
 
     for (guint set = 1; set <= all; set++) {
-      GString *channels = g_string_new (NULL);
+      GString *channels;
       if ((set & all) != set)
         continue;
+      channels = g_string_new (NULL);
       for (guint b = 0; b < 4; b++)
         if (set & (1u << b))
           g_string_append_printf (channels, "%s%s", channels->len ? "+" : "",
