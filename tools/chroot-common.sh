@@ -3,8 +3,9 @@
 # read-only, and folders given) and undoes them. The caller sets
 # chroot_dir and calls chroot_unmount_all on exit.
 chroot_mounts=()
-chroot_bind() {  # chroot_bind SOURCE [ro]: SOURCE at the same path inside
-  local target=$chroot_dir$1
+# chroot_bind SOURCE [ro [PATH]]: SOURCE at PATH inside (default: SOURCE)
+chroot_bind() {
+  local target=$chroot_dir${3:-$1}
   mkdir -p "$target"
   mount --rbind "$1" "$target" || return 1
   chroot_mounts+=("$target")
@@ -16,10 +17,7 @@ chroot_mount_system() {
   chroot_mounts+=("$chroot_dir/proc")
   chroot_bind /dev && chroot_bind /sys || return 1
   if [ -x /usr/local/cuda/bin/nvcc ]; then
-    mkdir -p "$chroot_dir/usr/local/cuda"
-    mount --rbind "$(readlink -f /usr/local/cuda)" "$chroot_dir/usr/local/cuda" &&
-      chroot_mounts+=("$chroot_dir/usr/local/cuda") &&
-      mount -o remount,ro,bind "$chroot_dir/usr/local/cuda"
+    chroot_bind "$(readlink -f /usr/local/cuda)" ro /usr/local/cuda
   fi
 }
 chroot_unmount_all() {
