@@ -144,7 +144,7 @@ static const int kernel_radii[] = { 1, 2, 3, 5, 7, 10, 15 };
 #define KERNEL_BUSY_MAX_US 100000.0
 
 typedef struct {
-  const CcChannel *in, *out;
+  const CcComponent *in, *out;
   const CcCudaFilter *filter;
   CcStrategy strategy;
   CcLaunchFlags flags;
@@ -202,7 +202,7 @@ time_launches (const KernelLaunch * k)
  * kernel reading while the one before it ends; CC_LAUNCH_DEFAULT for
  * kernels that each wait for the one before them */
 static double
-time_kernel (const CcChannel * in, const CcChannel * out,
+time_kernel (const CcComponent * in, const CcComponent * out,
     const CcCudaFilter * filter, CcStrategy strategy, CcLaunchFlags flags)
 {
   const KernelLaunch k = { in, out, filter, strategy, flags, FALSE };
@@ -210,7 +210,7 @@ time_kernel (const CcChannel * in, const CcChannel * out,
 }
 
 static double
-time_copy (const CcChannel * in, const CcChannel * out)
+time_copy (const CcComponent * in, const CcComponent * out)
 {
   const KernelLaunch k = { in, out, NULL, CC_STRATEGY_TILED_HALO,
     CC_LAUNCH_DEFAULT, TRUE
@@ -275,7 +275,7 @@ device_pair_free (DevicePair * pair)
 
 /* The family a strategy runs on these planes, for the table */
 static const char *
-family_of (const CcChannel * in, const CcChannel * out,
+family_of (const CcComponent * in, const CcComponent * out,
     const CcCudaFilter * filter, CcStrategy strategy)
 {
   CcFamily family;
@@ -324,10 +324,10 @@ cuda_kernel_table (int only_w, int only_h)
 
       if (!device_pair_new ((size_t) w * bytes, h, &pair))
         return 1;
-      CcChannel in = { pair.in, pair.pitch, w, h, 1, (CcSampleType) bytes, 0,
+      CcComponent in = { pair.in, pair.pitch, w, h, 1, (CcSampleType) bytes, 0,
         0
       };
-      CcChannel out = { pair.out, pair.pitch, w, h, 1, (CcSampleType) bytes,
+      CcComponent out = { pair.out, pair.pitch, w, h, 1, (CcSampleType) bytes,
         0, 0
       };
       const double copy_ms = time_copy (&in, &out);
@@ -445,10 +445,10 @@ cuda_packed_table (int only_w, int only_h)
         if (!device_pair_new ((size_t) w * stride * bytes, h, &pair))
           return 1;
         /* the second component: not aligned to a quad either */
-        CcChannel in = { (char *) pair.in + bytes, pair.pitch, w, h, stride,
+        CcComponent in = { (char *) pair.in + bytes, pair.pitch, w, h, stride,
           (CcSampleType) bytes, 0, 0
         };
-        CcChannel out = { (char *) pair.out + bytes, pair.pitch, w, h, stride,
+        CcComponent out = { (char *) pair.out + bytes, pair.pitch, w, h, stride,
           (CcSampleType) bytes, 0, 0
         };
         for (size_t r = 0; r < G_N_ELEMENTS (kernel_radii); r++) {
@@ -511,8 +511,8 @@ frame_kernel_ms (const GstVideoInfo * info)
       sum = -1.0;
       break;
     }
-    CcChannel in = { pair.in, pair.pitch, w, h, 1, CC_SAMPLE_U8, 0, 0 };
-    CcChannel out = { pair.out, pair.pitch, w, h, 1, CC_SAMPLE_U8, 0, 0 };
+    CcComponent in = { pair.in, pair.pitch, w, h, 1, CC_SAMPLE_U8, 0, 0 };
+    CcComponent out = { pair.out, pair.pitch, w, h, 1, CC_SAMPLE_U8, 0, 0 };
     const double ms = cc_cuda_fastest_strategy (&in, &out, gauss,
         CC_BORDER_CLAMP, 0, &pick, tuned) == cudaSuccess ? time_kernel (&in,
         &out, gauss, pick, CC_LAUNCH_SRC_READY) : -1.0;
@@ -535,8 +535,8 @@ cpu_kernel_table (void)
       "clamp, median of 3, milliseconds\n%6s %12s\n", threads, "radius", "cpu");
   for (size_t r = 0; r < sizeof (radii) / sizeof (radii[0]); r++) {
     CcFilter f = { radii[r], CC_RESPONSE_LINEAR, 0.0f, taps, NULL, NULL };
-    CcChannel ci = { in, w, w, h, 1, CC_SAMPLE_U8, 0, 0 };
-    CcChannel co = { out, w, w, h, 1, CC_SAMPLE_U8, 0, 0 };
+    CcComponent ci = { in, w, w, h, 1, CC_SAMPLE_U8, 0, 0 };
+    CcComponent co = { out, w, w, h, 1, CC_SAMPLE_U8, 0, 0 };
     double t[3];
 
     normalised_filter (radii[r], taps);

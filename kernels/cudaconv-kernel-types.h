@@ -50,9 +50,10 @@ typedef enum {
   CC_RESPONSE_MAGNITUDE         /* out = hypot(sum(wa * in), sum(wb * in)) + offset */
 } CcResponse;
 
-/* One channel of one plane. Sample (x, y) lives at
+/* The samples of one component (Y, U, V, R, G, B or A) in one plane, or a
+ * part of them (a field, a crop's rectangle). Sample (x, y) lives at
  * (char *) data + y * pitch + x * pixel_stride * sample_bytes, so interleaved
- * channels (NV12's UV, packed RGB) are addressed in their own sample grid.
+ * components (NV12's UV, packed RGB) are addressed in their own sample grid.
  *
  * A 16-bit sample may carry fewer significant bits: depth of them, above
  * shift padding bits (10-bit video LSB-aligned is depth 10, shift 0; P010
@@ -64,49 +65,49 @@ typedef enum {
 typedef struct {
   void *data;
   size_t pitch;                 /* bytes from one row to the next */
-  int width;                    /* in pixels of this channel */
+  int width;                    /* in samples of this component */
   int height;
   int pixel_stride;             /* samples from one pixel to the next */
   CcSampleType sample;
   int depth;                    /* significant bits, or 0: 8 * sample */
   int shift;                    /* padding bits below them */
-} CcChannel;
+} CcComponent;
 
 static inline int
-cc_channel_depth (const CcChannel * c)
+cc_component_depth (const CcComponent * c)
 {
   return c->depth > 0 ? c->depth : 8 * (int) c->sample;
 }
 
 static inline int
-cc_channel_bits_valid (const CcChannel * c)
+cc_component_bits_valid (const CcComponent * c)
 {
   return c->depth >= 0 && c->depth <= 8 * (int) c->sample && c->shift >= 0
-      && c->shift <= 8 * (int) c->sample - cc_channel_depth (c);
+      && c->shift <= 8 * (int) c->sample - cc_component_depth (c);
 }
 
 /* Whether both back ends can take the channel: data, a size, a known
  * sample type, its bits, and rows long enough for their samples */
 static inline int
-cc_channel_valid (const CcChannel * c)
+cc_component_valid (const CcComponent * c)
 {
   return c && c->data && c->width > 0 && c->height > 0 && c->pixel_stride > 0
       && (c->sample == CC_SAMPLE_U8 || c->sample == CC_SAMPLE_U16)
-      && cc_channel_bits_valid (c)
+      && cc_component_bits_valid (c)
       && c->pitch >= (size_t) ((c->width - 1) * c->pixel_stride + 1) *
       (size_t) c->sample;
 }
 
 /* The largest raw sample the channel stores: (2^depth - 1) << shift */
 static inline unsigned
-cc_channel_max_raw (const CcChannel * c)
+cc_component_max_raw (const CcComponent * c)
 {
-  return ((1u << cc_channel_depth (c)) - 1u) << c->shift;
+  return ((1u << cc_component_depth (c)) - 1u) << c->shift;
 }
 
 /* The raw bits a stored sample may have set: all but the padding below */
 static inline unsigned
-cc_channel_kept_bits (const CcChannel * c)
+cc_component_kept_bits (const CcComponent * c)
 {
   return (0xffffu << c->shift) & (c->sample == CC_SAMPLE_U8 ? 0xffu : 0xffffu);
 }
@@ -116,33 +117,48 @@ cc_channel_kept_bits (const CcChannel * c)
  * half up: the value offset in raw units, and half a value step less half
  * a raw step. For shift 0 it is offset itself. */
 static inline float
-cc_channel_raw_offset (const CcChannel * c, float offset)
+cc_component_raw_offset (const CcComponent * c, float offset)
 {
   const float step = (float) (1u << c->shift);
   return offset * step + 0.5f * (step - 1.0f);
 }
 
-/* A filter ready to run: weights are already divided by the divisor, so
- * out = saturate(round(sum(taps * in) + offset)). For CC_RESPONSE_MAGNITUDE
- * taps holds two (2r+1)^2 filters back to back.
+/* A filter ready to run, made from the user's weights by folding in the
+ * divisor: out = saturate(round(sum(taps * in) + offset)). For
+ * CC_RESPONSE_MAGNITUDE taps holds two (2r+1)^2 filters back to back. Both
+ * back ends take it by pointer and copy what they need when a call returns,
+ * so it may change between calls.
  *
  * A linear filter whose taps are an outer product, taps[i][j] ==
  * col_taps[i] * row_taps[j] (gaussian, box, sobel-x), may also carry the two
- * factors; the back ends then run it as a row pass and a column pass, 2(2r+1)
- * multiply-adds per sample instead of (2r+1)^2. */
+ * factors (separable set); the back ends then run it as a row pass and a
+ * column pass, 2(2r+1) multiply-adds per sample instead of (2r+1)^2. */
 typedef struct {
   int radius;
   CcResponse response;
   float offset;
-  const float *taps;            /* row-major, host memory */
-  const float *col_taps;        /* 2r+1 floats, or NULL: not separable */
-  const float *row_taps;        /* 2r+1 floats, or NULL */
+  int separable;                /* col_taps and row_taps hold its factors */
+  float taps[CC_MAX_TAPS];      /* row-major */
+  float col_taps[CC_MAX_SIDE];
+  float row_taps[CC_MAX_SIDE];
 } CcFilter;
 
 static inline int
 cc_filter_is_separable (const CcFilter * f)
 {
-  return f->response == CC_RESPONSE_LINEAR && f->col_taps && f->row_taps;
+  return f->response == CC_RESPONSE_LINEAR && f->separable;
+}
+
+/* Whether a back end can run the filter: a radius in range for its
+ * response */
+static inline int
+cc_filter_valid (const CcFilter * f)
+{
+  const int max = f && f->response == CC_RESPONSE_MAGNITUDE ?
+      CC_MAX_MAGNITUDE_RADIUS : CC_MAX_RADIUS;
+  return f && f->radius >= 0 && f->radius <= max
+      && (f->response == CC_RESPONSE_LINEAR
+      || f->response == CC_RESPONSE_MAGNITUDE);
 }
 
 static inline int

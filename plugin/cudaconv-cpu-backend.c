@@ -15,13 +15,13 @@ pixel_leader (const GstVideoInfo * info, const CudaConvPlan * plan, guint p,
   const CudaConvPlanePlan *pp = &plan->planes[p];
   guint seen = 0;
   gint leader = -1;
-  CcChannel first;
+  CcComponent first;
 
   if (pp->n_components < 2 || pp->n_components > CC_MAX_LANES)
     return -1;
   for (gint i = 0; i < pp->n_components; i++) {
     const gint c = pp->components[i];
-    const CcChannel ch = cudaconv_plan_channel (info, c, plane_data, 0);
+    const CcComponent ch = cudaconv_plan_channel (info, c, plane_data, 0);
     const gsize at = (gsize) ((guint8 *) ch.data - (guint8 *) plane_data);
     const gsize slot = at / ch.sample;
 
@@ -50,7 +50,7 @@ process_component (const GstVideoInfo * info, const CudaConvPlan * plan,
     guint8 * dst, gsize dst_pitch, const CcFilter * view, CcBorder border,
     gint n_threads)
 {
-  CcChannel s[CUDACONV_MAX_REGIONS], d[CUDACONV_MAX_REGIONS];
+  CcComponent s[CUDACONV_MAX_REGIONS], d[CUDACONV_MAX_REGIONS];
   const guint n = cudaconv_plan_regions (plan, info, c, src, src_pitch, s);
   int rc = 0;
 

@@ -471,8 +471,8 @@ strategy_name (CcStrategy strategy)
 /* strategy=auto: the fastest strategy for this channel's geometry and this
  * filter's shape, timed on the device once and then remembered. */
 static gboolean
-pick_strategy (CudaConvGpu * gpu, FrameSlot * slot, const CcChannel * s,
-    const CcChannel * d, CcStrategy * strategy, GError ** error)
+pick_strategy (CudaConvGpu * gpu, FrameSlot * slot, const CcComponent * s,
+    const CcComponent * d, CcStrategy * strategy, GError ** error)
 {
   const CudaConvFilter *filter = &gpu->settings;
   const TuneKey key = { filter->radius, filter->response, filter->separable,
@@ -524,7 +524,7 @@ run_plane_kernels (CudaConvGpu * gpu, FrameSlot * slot, guint p,
 
   for (gint i = 0; i < pp->n_components; i++) {
     gint c = pp->components[i];
-    CcChannel s[CUDACONV_MAX_REGIONS], d[CUDACONV_MAX_REGIONS];
+    CcComponent s[CUDACONV_MAX_REGIONS], d[CUDACONV_MAX_REGIONS];
     const guint n = cudaconv_plan_regions (plan, &gpu->info, c, dp->in,
         dp->in_pitch, s);
 

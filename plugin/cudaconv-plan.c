@@ -146,13 +146,13 @@ cudaconv_plane_geometry (const GstVideoInfo * info, guint plane,
   return components[0];
 }
 
-CcChannel
+CcComponent
 cudaconv_plan_channel (const GstVideoInfo * info, gint comp,
     gpointer plane_data, gsize pitch)
 {
   const ComponentLayout l = component_layout (info, comp);
   CcSampleType sample = l.depth > 8 ? CC_SAMPLE_U16 : CC_SAMPLE_U8;
-  CcChannel ch = {
+  CcComponent ch = {
     (guint8 *) plane_data + l.poffset,
     pitch,
     GST_VIDEO_INFO_COMP_WIDTH (info, comp),
@@ -224,9 +224,9 @@ component_span (gint start, gint length, gint sub, gint n, gint * begin,
 guint
 cudaconv_plan_regions (const CudaConvPlan * plan, const GstVideoInfo * info,
     gint comp, gpointer plane_data, gsize pitch,
-    CcChannel regions[CUDACONV_MAX_REGIONS])
+    CcComponent regions[CUDACONV_MAX_REGIONS])
 {
-  const CcChannel whole = cudaconv_plan_channel (info, comp, plane_data,
+  const CcComponent whole = cudaconv_plan_channel (info, comp, plane_data,
       pitch);
   const GstVideoRectangle *r = &plan->picture;
   gint x0, x1, y0, y1;
@@ -243,7 +243,7 @@ cudaconv_plan_regions (const CudaConvPlan * plan, const GstVideoInfo * info,
      * the frame's top (in 4:2:0 video the chroma rows alternate too) */
     const gint first = plan->fields ? y0 + ((y0 ^ parity) & 1) : y0;
     const gint step = plan->fields ? 2 : 1;
-    CcChannel *ch = &regions[n];
+    CcComponent *ch = &regions[n];
 
     if (first >= y1)
       continue;

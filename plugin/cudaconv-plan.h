@@ -59,7 +59,7 @@ void cudaconv_plan_set_frame (CudaConvPlan * plan, const GstVideoInfo * info,
  * (0 when the picture has no rows of this component). */
 guint cudaconv_plan_regions (const CudaConvPlan * plan,
     const GstVideoInfo * info, gint comp, gpointer plane_data, gsize pitch,
-    CcChannel regions[CUDACONV_MAX_REGIONS]);
+    CcComponent regions[CUDACONV_MAX_REGIONS]);
 
 /* Copies plane p's rows of pixels (row_bytes of the plan, which
  * gst_video_frame_copy_plane falls short of in odd-width packed 4:2:2: it
@@ -73,7 +73,7 @@ gint cudaconv_plane_geometry (const GstVideoInfo * info, guint plane,
     gsize * row_bytes, gint * rows);
 
 /* Component comp of a plane whose first row starts at plane_data. */
-CcChannel cudaconv_plan_channel (const GstVideoInfo * info, gint comp,
+CcComponent cudaconv_plan_channel (const GstVideoInfo * info, gint comp,
     gpointer plane_data, gsize pitch);
 
 G_END_DECLS

@@ -67,7 +67,7 @@ static int n_cases, n_failed;
 
 typedef struct {
   int width, height, pixel_stride, channel, bytes;
-  int depth, shift;             /* CcChannel's; 0, 0 for whole samples */
+  int depth, shift;             /* CcComponent's; 0, 0 for whole samples */
   size_t pitch;
   unsigned char *in, *out;      /* host, pitch * height bytes each */
 } Image;
@@ -128,10 +128,10 @@ image_clear (Image * im)
   free (im->out);
 }
 
-static CcChannel
+static CcComponent
 channel_of (const Image * im, unsigned char *base)
 {
-  CcChannel c = { base + (size_t) im->channel * im->bytes, im->pitch,
+  CcComponent c = { base + (size_t) im->channel * im->bytes, im->pitch,
     im->width, im->height, im->pixel_stride,
     im->bytes == 1 ? CC_SAMPLE_U8 : CC_SAMPLE_U16, im->depth, im->shift
   };
@@ -143,7 +143,7 @@ static int
 run_variant (const Variant * v, const Image * im, const CcFilter * f,
     CcBorder border, int fill, unsigned fill_value)
 {
-  CcChannel src = channel_of (im, im->in), dst = channel_of (im, im->out);
+  CcComponent src = channel_of (im, im->in), dst = channel_of (im, im->out);
   CcFilter plain;
   /* the 2D variants get the filter without its factors */
   if (f && !v->separable) {
@@ -592,7 +592,7 @@ test_whole_pixels (RefRng * rng)
           f = &mag;
         }
         for (int b = 0; b < 4; b++) {
-          CcChannel src = channel_of (&im, im.in), dst = channel_of (&im,
+          CcComponent src = channel_of (&im, im.in), dst = channel_of (&im,
               im.out);
           int bad = 0, rc;
           size_t stray = (size_t) -1;
@@ -831,7 +831,7 @@ expect_same (const char *what, const unsigned char *want,
 
 /* One of two launches queued back to back */
 typedef struct {
-  const CcChannel *src, *dst;
+  const CcComponent *src, *dst;
   const CcCudaFilter *filter;
   CcLaunchFlags flags;
 } QueuedLaunch;
@@ -916,10 +916,10 @@ test_launch_order (RefRng * rng)
   if (e == cudaSuccess)
     e = cc_cuda_filter_set (second, &f[1].f);
 
-  CcChannel a = { d[0], ORDER_WIDTH, ORDER_WIDTH, ORDER_HEIGHT, 1,
+  CcComponent a = { d[0], ORDER_WIDTH, ORDER_WIDTH, ORDER_HEIGHT, 1,
     CC_SAMPLE_U8, 0, 0
   };
-  CcChannel b = a, c = a;
+  CcComponent b = a, c = a;
   b.data = d[1];
   c.data = d[2];
   /* a -> b -> c: the second reads the first one's output */
@@ -1041,10 +1041,10 @@ test_selector (void)
     /* 16-byte rows, or rows 3 samples past them */
     const size_t pitch = ((size_t) cases[k].width * cases[k].bytes + 15) / 16
         * 16 + (cases[k].unaligned ? 3 * cases[k].bytes : 0);
-    CcChannel src = { (void *) (uintptr_t) 0x100000, pitch, cases[k].width,
+    CcComponent src = { (void *) (uintptr_t) 0x100000, pitch, cases[k].width,
       cases[k].height, 1, (CcSampleType) cases[k].bytes, 0, 0
     };
-    CcChannel dst = src;
+    CcComponent dst = src;
     CcFamily got = CC_N_FAMILIES;
     cudaError_t e;
 
@@ -1095,10 +1095,10 @@ test_invalid_arguments (void)
 {
   unsigned char a[64], b[64];
   float taps[CC_MAX_TAPS] = { 1.0f };
-  CcChannel good = { a, 8, 8, 8, 1, CC_SAMPLE_U8, 0, 0 };
-  CcChannel out = { b, 8, 8, 8, 1, CC_SAMPLE_U8, 0, 0 };
-  CcChannel null_data = good, narrow_pitch = good, other_size = out;
-  CcChannel deep = good, shifted = good, other_bits = out;
+  CcComponent good = { a, 8, 8, 8, 1, CC_SAMPLE_U8, 0, 0 };
+  CcComponent out = { b, 8, 8, 8, 1, CC_SAMPLE_U8, 0, 0 };
+  CcComponent null_data = good, narrow_pitch = good, other_size = out;
+  CcComponent deep = good, shifted = good, other_bits = out;
   CcFilter too_wide = { CC_MAX_RADIUS + 1, CC_RESPONSE_LINEAR, 0, taps,
     NULL, NULL
   };

@@ -29,8 +29,8 @@
 #define MIN_ROWS_PER_BAND 8
 
 typedef struct {
-  const CcChannel *src;
-  const CcChannel *dst;
+  const CcComponent *src;
+  const CcComponent *dst;
   const CcFilter *filter;
   CcBorder border;
   int lanes;                    /* channels of a pixel filtered together */
@@ -70,7 +70,7 @@ widen_samples (float *restrict out, const char *row, CcSampleType sample,
  * cells on each side. With lanes > 1 the row is lanes interleaved channels
  * (pixel_stride == lanes), widened whole and its ghost cells whole pixels. */
 HOT_LOOP static void
-widen_row (const CcChannel * c, int sy, int radius, CcBorder border,
+widen_row (const CcComponent * c, int sy, int radius, CcBorder border,
     int lanes, float *padded)
 {
   const char *row = (const char *) c->data + (size_t) sy * c->pitch;
@@ -234,20 +234,20 @@ round_u16 (uint16_t * restrict p, const float *restrict v, float offset,
 }
 
 static inline __attribute__((always_inline)) void
-round_samples (const CcChannel * c, char *row, const float *restrict v,
+round_samples (const CcComponent * c, char *row, const float *restrict v,
     float offset, int w, int ps)
 {
   if (c->sample == CC_SAMPLE_U8)
     round_u8 ((uint8_t *) row, v, offset, w, ps);
   else
     round_u16 ((uint16_t *) row, v, offset, w, ps,
-        (float) cc_channel_max_raw (c), cc_channel_kept_bits (c));
+        (float) cc_component_max_raw (c), cc_component_kept_bits (c));
 }
 
-/* offset: the raw offset (cc_channel_raw_offset); lanes > 1: whole pixels
+/* offset: the raw offset (cc_component_raw_offset); lanes > 1: whole pixels
  * of lanes interleaved channels */
 HOT_LOOP static void
-store_row (const CcChannel * c, int y, const float *restrict v, float offset,
+store_row (const CcComponent * c, int y, const float *restrict v, float offset,
     int lanes)
 {
   char *row = (char *) c->data + (size_t) y * c->pitch;
@@ -280,7 +280,7 @@ static void
 convolve_band (void *data, int band)
 {
   Job *job = data;
-  const CcChannel *src = job->src;
+  const CcComponent *src = job->src;
   const CcFilter *f = job->filter;
   const int r = f->radius, side = 2 * r + 1, h = src->height;
   /* a row of lanes interleaved channels is filtered as one: w counts
@@ -289,7 +289,7 @@ convolve_band (void *data, int band)
   const int padded_w = (src->width + 2 * r) * lanes;
   const int magnitude = f->response == CC_RESPONSE_MAGNITUDE;
   const int separable = cc_filter_is_separable (f);
-  const float raw_offset = cc_channel_raw_offset (job->dst, f->offset);
+  const float raw_offset = cc_component_raw_offset (job->dst, f->offset);
   const int y_begin = (int) ((long long) h * band / job->n_bands);
   const int y_end = (int) ((long long) h * (band + 1) / job->n_bands);
   /* ring[k] holds logical source row (y + k - r) of the current y, or NULL
@@ -349,13 +349,13 @@ convolve_band (void *data, int band)
 }
 
 static int
-convolve (const CcChannel * src, const CcChannel * dst,
+convolve (const CcComponent * src, const CcComponent * dst,
     const CcFilter * filter, CcBorder border, int n_threads, int lanes)
 {
-  if (!cc_channel_valid (src) || !cc_channel_valid (dst) || !filter
+  if (!cc_component_valid (src) || !cc_component_valid (dst) || !filter
       || !filter->taps || src->width != dst->width || src->height != dst->height
       || src->sample != dst->sample
-      || cc_channel_depth (src) != cc_channel_depth (dst)
+      || cc_component_depth (src) != cc_component_depth (dst)
       || src->shift != dst->shift || (unsigned) border > CC_BORDER_WRAP
       || filter->radius < 0 || filter->radius > CC_MAX_RADIUS
       || (filter->response != CC_RESPONSE_LINEAR
@@ -381,7 +381,7 @@ convolve (const CcChannel * src, const CcChannel * dst,
 }
 
 int
-cc_cpu_convolve (const CcChannel * src, const CcChannel * dst,
+cc_cpu_convolve (const CcComponent * src, const CcComponent * dst,
     const CcFilter * filter, CcBorder border, int n_threads)
 {
   return convolve (src, dst, filter, border, n_threads, 1);
@@ -389,7 +389,7 @@ cc_cpu_convolve (const CcChannel * src, const CcChannel * dst,
 
 /* Whole pixels: the rows hold pixel_stride * width samples */
 static int
-pixels_valid (const CcChannel * c)
+pixels_valid (const CcComponent * c)
 {
   return c && c->pixel_stride >= 1 && c->pixel_stride <= CC_MAX_LANES
       && c->width > 0 && c->pitch >= (size_t) c->width * c->pixel_stride *
@@ -397,7 +397,7 @@ pixels_valid (const CcChannel * c)
 }
 
 int
-cc_cpu_convolve_pixels (const CcChannel * src, const CcChannel * dst,
+cc_cpu_convolve_pixels (const CcComponent * src, const CcComponent * dst,
     const CcFilter * filter, CcBorder border, int n_threads)
 {
   if (!pixels_valid (src) || !pixels_valid (dst)
@@ -407,12 +407,12 @@ cc_cpu_convolve_pixels (const CcChannel * src, const CcChannel * dst,
 }
 
 int
-cc_cpu_fill (const CcChannel * dst, unsigned value)
+cc_cpu_fill (const CcComponent * dst, unsigned value)
 {
-  if (!cc_channel_valid (dst))
+  if (!cc_component_valid (dst))
     return EINVAL;
-  const unsigned max = cc_channel_max_raw (dst);
-  const unsigned v = (value > max ? max : value) & cc_channel_kept_bits (dst);
+  const unsigned max = cc_component_max_raw (dst);
+  const unsigned v = (value > max ? max : value) & cc_component_kept_bits (dst);
   for (int y = 0; y < dst->height; y++) {
     char *row = (char *) dst->data + (size_t) y * dst->pitch;
     for (int x = 0; x < dst->width; x++) {

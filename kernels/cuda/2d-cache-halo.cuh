@@ -57,7 +57,7 @@ template < int R > struct CacheHaloLayout {
  * around them (those quads lie inside the plane too). */
 template < typename T, int R, int M0, int M1 >
 __device__ __forceinline__ void
-halo_part (const ChannelArgs & src, int wx, int gy,
+halo_part (const ComponentArgs & src, int wx, int gy,
     float (&win)[CacheHaloLayout < R >::WIN])
 {
   typedef CacheHaloLayout < R > L;
@@ -83,7 +83,7 @@ halo_part (const ChannelArgs & src, int wx, int gy,
 
 template < typename T, int R, bool MAGNITUDE >
 __device__ __forceinline__ void
-cache_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
+cache_halo_tile (float *tile, const ComponentArgs & src, const ComponentArgs & dst,
     int x0, int y0, const float *taps, float offset, CcBorder border)
 {
   typedef CacheHaloLayout < R > L;
@@ -125,7 +125,7 @@ cache_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
 template < typename T, int R, bool MAGNITUDE >
 __global__ void __launch_bounds__ (Tile64::THREADS,
     tiled_halo_blocks_per_sm < R > ())
-conv_cache_halo (ChannelArgs src, ChannelArgs dst,
+conv_cache_halo (ComponentArgs src, ComponentArgs dst,
     const __grid_constant__ Taps2D < R, MAGNITUDE > taps, float offset,
     CcBorder border, TileGrid tiles)
 {

@@ -69,7 +69,7 @@ template < typename T, int R > struct InteriorStage {
     return item < HALO_ITEMS;
   }
 
-  __device__ __forceinline__ void load (const ChannelArgs & src, int x0,
+  __device__ __forceinline__ void load (const ComponentArgs & src, int x0,
       int y0)
   {
     const int qx = x0 - 4 * L::HALO_QUADS, wy = y0 - R;
@@ -143,7 +143,7 @@ template < typename T, int R, bool MAGNITUDE >
 __global__ void __launch_bounds__ (RowBlock::THREADS,
     blocks_that_fit (RowBlock::THREADS,
         4))
-conv_row_block (ChannelArgs src, ChannelArgs dst,
+conv_row_block (ComponentArgs src, ComponentArgs dst,
     const __grid_constant__ Taps2D < R, MAGNITUDE > taps, float offset,
     CcBorder border, TileGrid tiles)
 {

@@ -113,7 +113,7 @@ vec_word (const VecT & v, int k)
 /* V floats, packed as they are stored */
 template < typename T, int V > __device__ __forceinline__
     typename StripShape < T, V >::VecT
-pack_lane (const float (&v)[V], const ChannelArgs & dst)
+pack_lane (const float (&v)[V], const ComponentArgs & dst)
 {
   typedef StripShape < T, V > L;
   typename L::VecT out;
@@ -221,7 +221,7 @@ template < typename T, int V > struct StripLane {
   bool halo_load;               /* lane 0 or 31 loads a word beyond the
                                  * warp's side, or (wrap) the plane's */
 
-  __device__ __forceinline__ void init (const ChannelArgs & src, int x0,
+  __device__ __forceinline__ void init (const ComponentArgs & src, int x0,
       int lane, int radius, CcBorder border)
   {
     const int x = x0 + L::V * lane;
@@ -296,7 +296,7 @@ strip_rows_per_warp ()
  * more than a strip down (StripGhosts). */
 template < typename T, int R, bool MAGNITUDE, int V > __host__ __device__
     __forceinline__ bool
-strip_fits (const ChannelArgs & c)
+strip_fits (const ComponentArgs & c)
 {
   typedef StripShape < T, V > L;
   return moves_as_vectors < typename L::VecT > (c) && c.width % L::V == 0
@@ -348,7 +348,7 @@ strip_sample (unsigned w, int k)
  * and the wait for it comes before the first store. */
 template < typename T, int R, bool MAGNITUDE, bool STAGED, int V >
 __device__ __forceinline__ void
-strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
+strip_rows (const ComponentArgs & src, const ComponentArgs & dst,
     const StripLane < T, V > &me, int y0, CcBorder border,
     const float *w, const float *wb, float start, float bias,
     bool src_ready, unsigned (*stage)[2 * StripShape < T, V >::NW
@@ -506,7 +506,7 @@ strip_rows (const ChannelArgs & src, const ChannelArgs & dst,
 template < typename T, int R, bool MAGNITUDE, bool STAGED, int V >
 __global__ void __launch_bounds__ (Strip2D::LANES * Strip2D::WARPS,
     strip_blocks_per_sm < T, R, MAGNITUDE > ())
-conv_strip (ChannelArgs src, ChannelArgs dst,
+conv_strip (ComponentArgs src, ComponentArgs dst,
     const __grid_constant__ Taps2D < R, MAGNITUDE > taps, float offset,
     CcBorder border, bool src_ready)
 {

@@ -93,7 +93,7 @@ load_window_row (const float4 *run, float (&win)[WIN])
  * different rows, so each lane's outputs leave as 16-byte stores where the
  * row allows, and as 4-sample stores where only quads are aligned. */
 template < typename T, int COLS > __device__ __forceinline__ void
-store_row (const ChannelArgs & dst, int x, int y, const float (&v)[COLS],
+store_row (const ComponentArgs & dst, int x, int y, const float (&v)[COLS],
     float offset)
 {
   typedef typename Quad < T >::type QuadT;
@@ -143,7 +143,7 @@ tiled_halo_blocks_per_sm ()
  * (TiledHaloLayout < R >::BYTES), then Tile64::RUN outputs per thread along a
  * row. */
 template < typename T, int R, bool MAGNITUDE > __device__ __forceinline__ void
-tiled_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
+tiled_halo_tile (float *tile, const ComponentArgs & src, const ComponentArgs & dst,
     int x0, int y0, const float *taps, float offset, CcBorder border)
 {
   typedef TiledHaloLayout < R > L;
@@ -173,7 +173,7 @@ tiled_halo_tile (float *tile, const ChannelArgs & src, const ChannelArgs & dst,
 template < typename T, int R, bool MAGNITUDE >
 __global__ void __launch_bounds__ (Tile64::THREADS,
     tiled_halo_blocks_per_sm < R > ())
-conv_tiled_halo (ChannelArgs src, ChannelArgs dst,
+conv_tiled_halo (ComponentArgs src, ComponentArgs dst,
     const __grid_constant__ Taps2D < R, MAGNITUDE > taps, float offset,
     CcBorder border, TileGrid tiles)
 {

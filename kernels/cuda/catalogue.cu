@@ -39,7 +39,7 @@ cc_family_radii (CcFamily family, CcSampleType sample, int *min_radius,
 }
 
 template < typename T > __global__ void
-fill_channel (ChannelArgs dst, float value)
+fill_component (ComponentArgs dst, float value)
 {
   const int x = blockIdx.x * FILL_BLOCK_W + threadIdx.x;
   const int y = blockIdx.y * FILL_BLOCK_H + threadIdx.y;
@@ -47,11 +47,11 @@ fill_channel (ChannelArgs dst, float value)
     store_sample < T > (dst, x, y, value);
 }
 
-static ChannelArgs
-channel_args (const CcChannel * c)
+static ComponentArgs
+component_args (const CcComponent * c)
 {
-  const unsigned max = cc_channel_max_raw (c), kept = cc_channel_kept_bits (c);
-  ChannelArgs a = { (char *) c->data, c->pitch, c->pixel_stride, c->width,
+  const unsigned max = cc_component_max_raw (c), kept = cc_component_kept_bits (c);
+  ComponentArgs a = { (char *) c->data, c->pitch, c->pixel_stride, c->width,
     c->height, max | max << 16, kept | kept << 16,
     c->sample == CC_SAMPLE_U16 && (max != 0xffffu || kept != 0xffffu)
   };
@@ -98,35 +98,35 @@ cc_cuda_filter_set (CcCudaFilter * filter, const CcFilter * taps)
 }
 
 static bool
-convolve_args_valid (const CcChannel * src, const CcChannel * dst,
+convolve_args_valid (const CcComponent * src, const CcComponent * dst,
     const CcCudaFilter * filter)
 {
   /* the column kernels' tiles are the smallest (2d-row-block.cu asserts
    * it); blocks are numbered by an int */
-  const long long tiles = cc_channel_valid (src) ? (long long) ((src->width +
+  const long long tiles = cc_component_valid (src) ? (long long) ((src->width +
           Tile64::TILE_W - 1) / Tile64::TILE_W) * ((src->height
               + Tile64::TILE_H - 1) /
       Tile64::TILE_H) : 0;
-  return cc_channel_valid (src) && cc_channel_valid (dst) && tiles <= INT_MAX
+  return cc_component_valid (src) && cc_component_valid (dst) && tiles <= INT_MAX
       && src->width == dst->width && src->height == dst->height
       && src->sample == dst->sample
-      && cc_channel_depth (src) == cc_channel_depth (dst)
+      && cc_component_depth (src) == cc_component_depth (dst)
       && src->shift == dst->shift && filter && filter->set;
 }
 
 static Launch
-make_launch (const CcChannel * src, const CcChannel * dst,
+make_launch (const CcComponent * src, const CcComponent * dst,
     const CcCudaFilter * filter, CcBorder border, cudaStream_t stream,
     CcLaunchFlags flags)
 {
   Launch l;
   l.width = src->width;
   l.height = src->height;
-  l.src = channel_args (src);
-  l.dst = channel_args (dst);
+  l.src = component_args (src);
+  l.dst = component_args (dst);
   l.sample = src->sample;
   l.filter = filter;
-  l.offset = cc_channel_raw_offset (dst, filter->offset);
+  l.offset = cc_component_raw_offset (dst, filter->offset);
   l.border = border;
   l.src_ready = (flags & CC_LAUNCH_SRC_READY) != 0;
   l.stream = stream;
@@ -237,7 +237,7 @@ launch_family (CcFamily family, const Launch & l)
 }
 
 static bool
-launch_args_valid (const CcChannel * src, const CcChannel * dst,
+launch_args_valid (const CcComponent * src, const CcComponent * dst,
     const CcCudaFilter * filter, CcBorder border, CcLaunchFlags flags)
 {
   return convolve_args_valid (src, dst, filter)
@@ -246,7 +246,7 @@ launch_args_valid (const CcChannel * src, const CcChannel * dst,
 }
 
 extern "C" cudaError_t
-cc_cuda_select_family (const CcChannel * src, const CcChannel * dst,
+cc_cuda_select_family (const CcComponent * src, const CcComponent * dst,
     const CcCudaFilter * filter, CcStrategy strategy, CcFamily * family)
 {
   if (!family || !convolve_args_valid (src, dst, filter))
@@ -258,7 +258,7 @@ cc_cuda_select_family (const CcChannel * src, const CcChannel * dst,
 }
 
 extern "C" cudaError_t
-cc_cuda_convolve (const CcChannel * src, const CcChannel * dst,
+cc_cuda_convolve (const CcComponent * src, const CcComponent * dst,
     const CcCudaFilter * filter, CcBorder border, CcStrategy strategy,
     cudaStream_t stream, CcLaunchFlags flags, CcFamily * ran)
 {
@@ -274,8 +274,8 @@ cc_cuda_convolve (const CcChannel * src, const CcChannel * dst,
 }
 
 extern "C" int
-cc_cuda_family_takes (CcFamily family, const CcChannel * src,
-    const CcChannel * dst, const CcCudaFilter * filter)
+cc_cuda_family_takes (CcFamily family, const CcComponent * src,
+    const CcComponent * dst, const CcCudaFilter * filter)
 {
   if ((unsigned) family >= CC_N_FAMILIES
       || !convolve_args_valid (src, dst, filter))
@@ -285,8 +285,8 @@ cc_cuda_family_takes (CcFamily family, const CcChannel * src,
 }
 
 extern "C" cudaError_t
-cc_cuda_convolve_family (CcFamily family, const CcChannel * src,
-    const CcChannel * dst, const CcCudaFilter * filter, CcBorder border,
+cc_cuda_convolve_family (CcFamily family, const CcComponent * src,
+    const CcComponent * dst, const CcCudaFilter * filter, CcBorder border,
     cudaStream_t stream, CcLaunchFlags flags)
 {
   if ((unsigned) family >= CC_N_FAMILIES
@@ -299,7 +299,7 @@ cc_cuda_convolve_family (CcFamily family, const CcChannel * src,
 }
 
 extern "C" cudaError_t
-cc_cuda_fastest_strategy (const CcChannel * src, const CcChannel * dst,
+cc_cuda_fastest_strategy (const CcComponent * src, const CcComponent * dst,
     const CcCudaFilter * filter, CcBorder border, cudaStream_t stream,
     CcStrategy * fastest, float *ms)
 {
@@ -363,17 +363,17 @@ cc_cuda_fastest_strategy (const CcChannel * src, const CcChannel * dst,
 }
 
 extern "C" cudaError_t
-cc_cuda_fill (const CcChannel * dst, unsigned value, cudaStream_t stream)
+cc_cuda_fill (const CcComponent * dst, unsigned value, cudaStream_t stream)
 {
-  if (!cc_channel_valid (dst))
+  if (!cc_component_valid (dst))
     return cudaErrorInvalidValue;
   dim3 block (FILL_BLOCK_W, FILL_BLOCK_H);
   dim3 grid ((dst->width + FILL_BLOCK_W - 1) / FILL_BLOCK_W,
       (dst->height + FILL_BLOCK_H - 1) / FILL_BLOCK_H);
-  ChannelArgs d = channel_args (dst);
+  ComponentArgs d = component_args (dst);
   if (dst->sample == CC_SAMPLE_U8)
-    fill_channel < uint8_t > <<<grid, block, 0, stream>>> (d, (float) value);
+    fill_component < uint8_t > <<<grid, block, 0, stream>>> (d, (float) value);
   else
-    fill_channel < uint16_t > <<<grid, block, 0, stream>>> (d, (float) value);
+    fill_component < uint16_t > <<<grid, block, 0, stream>>> (d, (float) value);
   return cudaGetLastError ();
 }

@@ -77,7 +77,7 @@ typedef enum {
  * family whose conditions hold (radius, sample type, how the planes' rows
  * are aligned, grid limits). cudaErrorInvalidValue for arguments that no
  * family takes (such as CC_STRATEGY_SEPARABLE for a filter without factors). */
-cudaError_t cc_cuda_select_family (const CcChannel * src, const CcChannel * dst,
+cudaError_t cc_cuda_select_family (const CcComponent * src, const CcComponent * dst,
     const CcCudaFilter * filter, CcStrategy strategy, CcFamily * family);
 
 /* Convolves src into dst (device pointers, same size and sample type) with
@@ -86,19 +86,19 @@ cudaError_t cc_cuda_select_family (const CcChannel * src, const CcChannel * dst,
  * dst's own channel samples are written. src and dst must not overlap: the
  * kernels read src through the read-only cache, and some write an output
  * sample more than once (with the same value). */
-cudaError_t cc_cuda_convolve (const CcChannel * src, const CcChannel * dst,
+cudaError_t cc_cuda_convolve (const CcComponent * src, const CcComponent * dst,
     const CcCudaFilter * filter, CcBorder border, CcStrategy strategy,
     cudaStream_t stream, CcLaunchFlags flags, CcFamily * ran);
 
 /* Whether family can run these arguments: its own conditions in the
  * selector, whatever comes before it in a strategy's list. */
-int cc_cuda_family_takes (CcFamily family, const CcChannel * src,
-    const CcChannel * dst, const CcCudaFilter * filter);
+int cc_cuda_family_takes (CcFamily family, const CcComponent * src,
+    const CcComponent * dst, const CcCudaFilter * filter);
 
 /* Runs the named family (tests and benchmarks): cudaErrorInvalidValue where
  * cc_cuda_family_takes says it cannot. */
-cudaError_t cc_cuda_convolve_family (CcFamily family, const CcChannel * src,
-    const CcChannel * dst, const CcCudaFilter * filter, CcBorder border,
+cudaError_t cc_cuda_convolve_family (CcFamily family, const CcComponent * src,
+    const CcComponent * dst, const CcCudaFilter * filter, CcBorder border,
     cudaStream_t stream, CcLaunchFlags flags);
 
 /* Runs every strategy that can take the filter on this channel, a warm-up
@@ -108,12 +108,12 @@ cudaError_t cc_cuda_convolve_family (CcFamily family, const CcChannel * src,
  * receives CC_N_FAMILIES medians in milliseconds per launch, indexed by the
  * family each strategy ran, -1 for families not run. dst is overwritten. */
 #define CC_CUDA_TUNE_RUNS 5
-cudaError_t cc_cuda_fastest_strategy (const CcChannel * src,
-    const CcChannel * dst, const CcCudaFilter * filter, CcBorder border,
+cudaError_t cc_cuda_fastest_strategy (const CcComponent * src,
+    const CcComponent * dst, const CcCudaFilter * filter, CcBorder border,
     cudaStream_t stream, CcStrategy * fastest, float *ms);
 
 /* Sets every sample of the channel to value (saturated to the sample type). */
-cudaError_t cc_cuda_fill (const CcChannel * dst, unsigned value,
+cudaError_t cc_cuda_fill (const CcComponent * dst, unsigned value,
     cudaStream_t stream);
 
 /* Formats of three 10-bit samples (and a 2-bit one) to a 32-bit word */

@@ -43,12 +43,12 @@ template <> struct SampleTraits <uint16_t> {
 };
 
 /* max_pair and kept_pair hold the channel's largest raw sample and the
- * bits a stored sample keeps (cc_channel_max_raw, cc_channel_kept_bits) in
+ * bits a stored sample keeps (cc_component_max_raw, cc_component_kept_bits) in
  * both halves of a word, so that one min and one and limit two 16-bit
  * samples to a depth of 10 or 12 bits; limited says whether they do, so
  * that whole 16-bit samples skip them (a branch on a kernel argument, the
  * same for every thread). */
-struct ChannelArgs {
+struct ComponentArgs {
   char *data;
   size_t pitch;
   int pixel_stride;
@@ -59,13 +59,13 @@ struct ChannelArgs {
 
 /* two channels, the offset, the border and a grid's shape beside it */
 static_assert (sizeof (Taps2D < CC_MAX_RADIUS, false >) +
-    2 * sizeof (ChannelArgs) + 32 <= 4096,
+    2 * sizeof (ComponentArgs) + 32 <= 4096,
     "the largest filter and the other kernel parameters fit 4 KB");
 
 /* Two rounded 16-bit samples, saturated already to 16 bits, within the
  * channel's depth */
 __device__ __forceinline__ unsigned
-limit_pair (unsigned two, const ChannelArgs & c)
+limit_pair (unsigned two, const ComponentArgs & c)
 {
   return c.limited ? __vminu2 (two, c.max_pair) & c.kept_pair : two;
 }
@@ -110,7 +110,7 @@ round_sample (float v)
 }
 
 template < typename T > __device__ __forceinline__ float
-load_sample (const ChannelArgs & c, int x, int y)
+load_sample (const ComponentArgs & c, int x, int y)
 {
   const T *row = (const T *) (c.data + (size_t) y * c.pitch);
   return sample_to_float (__ldg (row + (size_t) x * c.pixel_stride));
@@ -119,7 +119,7 @@ load_sample (const ChannelArgs & c, int x, int y)
 /* Ghost cells resolve to a real sample or to 0 here, so no compute loop ever
  * tests a border. */
 template < typename T > __device__ __forceinline__ float
-load_bordered (const ChannelArgs & c, int x, int y, CcBorder border)
+load_bordered (const ComponentArgs & c, int x, int y, CcBorder border)
 {
   int bx = cc_border_index (x, c.width, border);
   int by = cc_border_index (y, c.height, border);
@@ -130,7 +130,7 @@ load_bordered (const ChannelArgs & c, int x, int y, CcBorder border)
 
 /* bits: a rounded sample in its low bits (round_sample) */
 template < typename T > __device__ __forceinline__ void
-store_rounded (const ChannelArgs & c, int x, int y, unsigned bits)
+store_rounded (const ComponentArgs & c, int x, int y, unsigned bits)
 {
   T *row = (T *) (c.data + (size_t) y * c.pitch);
   if (sizeof (T) == 2)
@@ -157,13 +157,13 @@ pack_floor_saturated (uint8_t *, const float (&v)[4])
 
 /* 8-bit channels have the whole byte */
 __device__ __forceinline__ unsigned
-pack_floor_saturated (uint8_t *, const float (&v)[4], const ChannelArgs &)
+pack_floor_saturated (uint8_t *, const float (&v)[4], const ComponentArgs &)
 {
   return pack_floor_saturated ((uint8_t *) nullptr, v);
 }
 
 __device__ __forceinline__ uint2
-pack_floor_saturated (uint16_t *, const float (&v)[4], const ChannelArgs & dst)
+pack_floor_saturated (uint16_t *, const float (&v)[4], const ComponentArgs & dst)
 {
   const int s0 = __float2int_rd (v[0]), s1 = __float2int_rd (v[1]);
   const int s2 = __float2int_rd (v[2]), s3 = __float2int_rd (v[3]);
@@ -177,7 +177,7 @@ pack_floor_saturated (uint16_t *, const float (&v)[4], const ChannelArgs & dst)
 }
 
 template < typename T > __device__ __forceinline__ void
-store_sample (const ChannelArgs & c, int x, int y, float v)
+store_sample (const ComponentArgs & c, int x, int y, float v)
 {
   store_rounded < T > (c, x, y, round_sample < T > (v));
 }
@@ -185,7 +185,7 @@ store_sample (const ChannelArgs & c, int x, int y, float v)
 /* Every thread of the block stores the ROWS outputs of one column; outputs
  * past the plane's right or bottom edge are dropped. */
 template < typename T, int ROWS > __device__ __forceinline__ void
-store_column (const ChannelArgs & dst, int x, int y, const float (&v)[ROWS],
+store_column (const ComponentArgs & dst, int x, int y, const float (&v)[ROWS],
     float offset)
 {
   if (x >= dst.width)
@@ -210,7 +210,7 @@ template <> struct Quad <uint16_t> {
  * sample per pixel, and its start and pitch multiples of the vector's
  * size. */
 template < typename VecT > __host__ __device__ __forceinline__ bool
-moves_as_vectors (const ChannelArgs & c)
+moves_as_vectors (const ComponentArgs & c)
 {
   return c.pixel_stride == 1
       && ((reinterpret_cast < uintptr_t > (c.data) | c.pitch)
@@ -218,7 +218,7 @@ moves_as_vectors (const ChannelArgs & c)
 }
 
 template < typename T > __host__ __device__ __forceinline__ bool
-moves_as_quads (const ChannelArgs & c)
+moves_as_quads (const ComponentArgs & c)
 {
   return moves_as_vectors < typename Quad < T >::type > (c);
 }
@@ -351,7 +351,7 @@ struct WindowStage {
   QuadT quad[PER_THREAD];
   unsigned staged;              /* bit n: quad[n] holds its samples */
 
-  __device__ __forceinline__ void load (const ChannelArgs & src, int x0,
+  __device__ __forceinline__ void load (const ComponentArgs & src, int x0,
       int y0)
   {
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
@@ -372,7 +372,7 @@ struct WindowStage {
   }
 
   template < typename Sink > __device__ __forceinline__ void
-  store_to (const Sink & sink, const ChannelArgs & src, int x0, int y0,
+  store_to (const Sink & sink, const ComponentArgs & src, int x0, int y0,
       CcBorder border) const
   {
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
@@ -407,14 +407,14 @@ struct WindowStage {
     }
   };
 
-  __device__ __forceinline__ void store (float *smem, const ChannelArgs & src,
+  __device__ __forceinline__ void store (float *smem, const ComponentArgs & src,
       int x0, int y0, CcBorder border) const
   {
     store_to (FloatSink { smem }, src, x0, y0, border);
   }
 
   /* load() then store(): the whole window, its loads all in flight */
-  __device__ __forceinline__ void fill (float *smem, const ChannelArgs & src,
+  __device__ __forceinline__ void fill (float *smem, const ComponentArgs & src,
       int x0, int y0, CcBorder border)
   {
     load (src, x0, y0);

@@ -33,10 +33,10 @@ struct CcCudaFilter {
 /* One convolution as the selector and the launchers see it. */
 struct Launch {
   int width, height;
-  ChannelArgs src, dst;
+  ComponentArgs src, dst;
   CcSampleType sample;
   const CcCudaFilter *filter;
-  float offset;                 /* in raw units (cc_channel_raw_offset) */
+  float offset;                 /* in raw units (cc_component_raw_offset) */
   CcBorder border;
   bool src_ready;               /* CC_LAUNCH_SRC_READY */
   cudaStream_t stream;

@@ -143,7 +143,7 @@ sep_strip_chunks (int width, int height, int sms)
  * start and pitch multiples of a quad, whole quads across (a lane stores
  * all of its quad or none of it). */
 template < typename T > __host__ __device__ __forceinline__ bool
-sep_strip_fits (const ChannelArgs & c)
+sep_strip_fits (const ComponentArgs & c)
 {
   return moves_as_quads < T > (c) && c.width % StripFp32::V == 0;
 }
@@ -165,7 +165,7 @@ template < typename T > struct SepStripLane {
    * 4, or -1 for a zero */
   int from[StripFp32::V];
 
-  __device__ __forceinline__ void init (const ChannelArgs & src, int x0,
+  __device__ __forceinline__ void init (const ComponentArgs & src, int x0,
       int lane, int halo_lanes, CcBorder border)
   {
     x = x0 + StripFp32::V * (lane - halo_lanes);
@@ -201,7 +201,7 @@ template < typename T > struct SepStripLane {
 
 /* One warp's strip of output rows y0 .. y0 + sep_strip_rows() - 1 */
 template < typename T, int R, bool GATHER > __device__ __forceinline__ void
-sep_strip_rows_of (const ChannelArgs & src, const ChannelArgs & dst,
+sep_strip_rows_of (const ComponentArgs & src, const ComponentArgs & dst,
     const SepStripLane < T > &me, int y0, CcBorder border, const float *wc,
     const float *wr, float first, int chunks,
         float4 (*stage)[StripFp32::LANES + 2 *
@@ -355,7 +355,7 @@ template < typename T, int R >
 __global__ void __launch_bounds__ (StripFp32::LANES * StripFp32::WARPS,
     blocks_that_fit (StripFp32::LANES * StripFp32::WARPS, StripFp32::SM_WARPS
         / StripFp32::WARPS))
-conv_separable_strip (ChannelArgs src, ChannelArgs dst,
+conv_separable_strip (ComponentArgs src, ComponentArgs dst,
     const __grid_constant__ TapsSeparable < R > taps, float offset,
     CcBorder border, int chunks)
 {

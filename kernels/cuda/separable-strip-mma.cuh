@@ -97,7 +97,7 @@ template < typename T > struct MsShape {
  * pitch multiples of a piece (cp.async copies aligned pieces), which also
  * aligns the stores of 4 samples. */
 __host__ __device__ __forceinline__ bool
-ms_strip_fits (const ChannelArgs & c)
+ms_strip_fits (const ComponentArgs & c)
 {
   return moves_as_vectors < uint2 > (c);
 }
@@ -288,7 +288,7 @@ template < typename T > struct MsColumns {
  * 256 bytes of the window and the shared address of each is a constant
  * offset from the lane's first; lane r < 16 maps row r for all. */
 template < typename T > __device__ __forceinline__ void
-ms_load_block (uint8_t * to, const ChannelArgs & src, int x0, int first,
+ms_load_block (uint8_t * to, const ComponentArgs & src, int x0, int first,
     const MsColumns < T > &cols, CcBorder border)
 {
   typedef MsShape < T > S;
@@ -324,7 +324,7 @@ ms_load_block (uint8_t * to, const ChannelArgs & src, int x0, int first,
  * from the window). Out of line: only warps at the plane's sides come
  * here, and only for such widths or that border. */
 template < typename T > __device__ __noinline__ void
-ms_gather_columns (uint8_t * to, ChannelArgs src, int x0, int first,
+ms_gather_columns (uint8_t * to, ComponentArgs src, int x0, int first,
     int from, int to_col, CcBorder border)
 {
   const int lane = threadIdx.x & 31;
@@ -356,7 +356,7 @@ ms_gather_columns (uint8_t * to, ChannelArgs src, int x0, int first,
 /* What ms_load_block leaves to the side warps of a block, at the time it
  * is copied: the partial piece, and the ghost columns under wrap. */
 template < typename T > __device__ __forceinline__ void
-ms_gather_block (uint8_t * to, const ChannelArgs & src, int x0, int first,
+ms_gather_block (uint8_t * to, const ComponentArgs & src, int x0, int first,
     const MsColumns < T > &cols, CcBorder border)
 {
   if (cols.partial_to > cols.partial_from)
@@ -423,7 +423,7 @@ template < typename T > struct MsGhostFill {
  * reaches past the plane's right or bottom edge: what lies inside. Out of
  * line: only the warps at those edges come here. */
 template < typename T, typename Packed > __device__ __noinline__ void
-ms_store_clipped (ChannelArgs dst, int x, int y, Packed top, Packed bottom)
+ms_store_clipped (ComponentArgs dst, int x, int y, Packed top, Packed bottom)
 {
 #pragma unroll 1
   for (int r = 0; r < 2; r++) {
@@ -495,7 +495,7 @@ template < typename T, int R >
 __global__ void __launch_bounds__ (StripMma::LANES,
     blocks_that_fit (StripMma::LANES,
         StripMma::SM_WARPS))
-conv_separable_mma_strip (ChannelArgs src, ChannelArgs dst,
+conv_separable_mma_strip (ComponentArgs src, ComponentArgs dst,
     const __grid_constant__ TapsSeparable < R > filter, float offset,
     CcBorder border, int steps)
 {

@@ -74,7 +74,7 @@ correlate_run (const float (&taps)[SIDE], const float (&win)[WIN],
  * r10 to 64 registers and spilled (7% slower at 3840x2160). */
 template < typename T, int R >
 __global__ void __launch_bounds__ (Tile64::THREADS, R >= 8 ? 3 : 1)
-conv_separable_fp32 (ChannelArgs src, ChannelArgs dst,
+conv_separable_fp32 (ComponentArgs src, ComponentArgs dst,
     const __grid_constant__ TapsSeparable < R > taps, float offset,
     CcBorder border, TileGrid tiles)
 {

@@ -305,7 +305,7 @@ row_pass (const __half * mid, const unsigned *band, float from_mid,
  * the tile lies inside a plane whose rows are 16-byte aligned, sample by
  * sample (what lies inside the plane) elsewhere. */
 __device__ __forceinline__ void
-store_tile (const uint8_t * out, const ChannelArgs & dst, int x0, int y0,
+store_tile (const uint8_t * out, const ComponentArgs & dst, int x0, int y0,
     int tid)
 {
   constexpr int VECS = Tile64::TILE_W / 16;
@@ -334,7 +334,7 @@ store_tile (const uint8_t * out, const ChannelArgs & dst, int x0, int y0,
  * lane l quad l of each, so every address is a constant offset from the
  * lane's first and all loads are in flight at once. */
 template < int R, typename Sink > __device__ __forceinline__ void
-stage_interior (const Sink & sink, const ChannelArgs & src, int wx, int wy)
+stage_interior (const Sink & sink, const ComponentArgs & src, int wx, int wy)
 {
   typedef SepLayout < R > L;
   constexpr int QUADS_X = L::MID_COLS / 4;
@@ -362,7 +362,7 @@ template < int R >
 __global__ void __launch_bounds__ (Tile64::THREADS,
     blocks_that_fit (Tile64::THREADS,
         5))
-conv_separable (ChannelArgs src, ChannelArgs dst,
+conv_separable (ComponentArgs src, ComponentArgs dst,
     const __grid_constant__ TapsSeparable < R > taps, float offset,
     CcBorder border, TileGrid tiles)
 {
