@@ -7,8 +7,9 @@
 
 #include "gstcudaconv-enums.h"
 #include "cudaconv-weights.h"
-#include "cudaconv-filter.h"
-#include "cudaconv-gpu.h"
+#include "cudaconv-layout.h"
+#include "cudaconv-plan.h"
+#include "cudaconv-backend.h"
 
 G_BEGIN_DECLS
 
@@ -38,17 +39,18 @@ typedef struct {
 struct _GstCudaConv {
   GstVideoFilter parent;
 
-  /* protected by the object lock */
+  /* protected by the object lock (gstcudaconv-settings.c) */
   GstCudaConvSettings settings;
   /* the filter the settings make, built in set_property; not valid while
    * kernel=custom waits for its matrix */
-  CudaConvFilter settings_filter;
+  CcFilter settings_filter;
   gboolean settings_filter_valid;
   gchar *matrix_text;
-  guint settings_cookie;        /* bumped by every change to the filter */
+  guint settings_cookie;        /* bumped by every change */
   const gchar *rejected_property;       /* static pspec name */
   gchar *rejected_setting;      /* first bad value set before start */
   gboolean started;
+  gboolean on_gpu;              /* the CUDA back end runs, from start */
   /* the caps put one side in CUDA memory and the other in system memory */
   gboolean changes_memory;
 
@@ -56,31 +58,48 @@ struct _GstCudaConv {
   GMutex passthrough_lock;
 
   /* streaming thread only */
-  GstCudaConvBackend active_backend;    /* CUDA or CPU once started */
   /* the GstCudaContext shared with the pipeline's other CUDA elements
    * (cudaconv-cuda-context.h), from start to stop; set_context may set it
    * before start */
   GstObject *cuda_context;
-  CudaConvGpu *gpu;
+  CudaConvBackend *backend;     /* from start to stop */
   /* the sink or src caps are memory:CUDAMemory: that side's frames are
    * device memory of cuda_context, read or written where they are */
   gboolean in_cuda_memory, out_cuda_memory;
-  CudaConvFilter filter;
-  guint filter_cookie;          /* settings_cookie the filter was made from */
-  gint n_threads;
-  guint depth;                  /* frames the CUDA backend keeps in flight */
   gboolean live;                /* upstream said so when caps were set */
-  /* the format the back ends filter: the caps' own, or for word-packed
-   * formats (cudaconv-word-packed.h) their planar 16-bit twin, with a
-   * frame of it for the input and one for the output */
-  GstVideoInfo work_info;
-  gboolean word_packed;
-  GstBuffer *work_in, *work_out;
+  gint n_threads;
+  CudaConvLayout layout;        /* of the caps, made in set_info */
+  /* the filter of the settings at filter_cookie, unscaled */
+  CcFilter unscaled_filter;
+  guint filter_cookie;
+  /* what frames run with, remade when the settings or the caps change
+   * (job_stale: at the next frame) */
+  gboolean job_stale;
+  GstCudaConvSettings job_settings;
+  CcFilter filter;              /* its offset scaled to the caps' depth */
+  CudaConvPlan plan;
+  /* the crop of the buffer being filtered, for transform_meta */
+  CudaConvCropKind input_crop;
   guint invalid_buffers;        /* input dropped since start */
   gint64 invalid_warned_at;     /* monotonic time of the last warning */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (cudaconv);
+
+/* gstcudaconv-settings.c: the properties, and the filter the settings
+ * make; refusals are reported once (see reject_setting there). */
+void gst_cudaconv_settings_install (GObjectClass * gobject_class);
+void gst_cudaconv_settings_init (GstCudaConv * self);
+void gst_cudaconv_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+void gst_cudaconv_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+/* The unscaled filter of s: FALSE, with the reason, for kernel=custom
+ * without a matrix or weights too large for single-precision sums. */
+gboolean gst_cudaconv_settings_filter (const GstCudaConvSettings * s,
+    CcFilter * filter, GError ** error);
+/* Switches passthrough on for settings that change nothing, off else. */
+void gst_cudaconv_update_passthrough (GstCudaConv * self);
 
 G_END_DECLS
 #endif /* GST_CUDACONV_H */

@@ -14,7 +14,7 @@
 /* What cudaconv_filter_prepare promises: finite taps and factors, and a
  * sum of |taps| times the largest sample that single precision holds. */
 static void
-assert_runnable (const CudaConvFilter * f, const gchar * what)
+assert_runnable (const CcFilter * f, const gchar * what)
 {
   const int side = 2 * f->radius + 1;
   const int n = cc_filter_n_taps (f->radius, f->response);
@@ -37,7 +37,7 @@ assert_runnable (const CudaConvFilter * f, const gchar * what)
 }
 
 static void
-prepare_ok (const CudaConvWeights * w, double divisor, CudaConvFilter * f,
+prepare_ok (const CudaConvWeights * w, double divisor, CcFilter * f,
     const gchar * what)
 {
   GError *err = NULL;
@@ -65,7 +65,7 @@ test_tiny_sigma (void)
   for (guint i = 0; i < G_N_ELEMENTS (sigmas); i++) {
     for (int kernel = 0; kernel < 2; kernel++) {
       CudaConvWeights w;
-      CudaConvFilter f;
+      CcFilter f;
       const int r = 3, side = 2 * r + 1;
 
       g_assert_true (cudaconv_preset_weights (kernel ?
@@ -88,7 +88,7 @@ test_huge_weights_sum (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (values); i++) {
     CudaConvWeights w;
-    CudaConvFilter f;
+    CcFilter f;
 
     uniform_3x3 (values[i], &w);
     g_assert_cmpfloat (cudaconv_effective_divisor (&w, 0.0), !=, 1.0);
@@ -105,7 +105,7 @@ static void
 test_relative_zero_sum (void)
 {
   CudaConvWeights w;
-  CudaConvFilter f;
+  CcFilter f;
 
   uniform_3x3 (1e-10, &w);
   g_assert_cmpfloat_with_epsilon (cudaconv_effective_divisor (&w, 0.0), 9e-10,
@@ -127,7 +127,7 @@ static void
 test_refused (void)
 {
   CudaConvWeights w;
-  CudaConvFilter f;
+  CcFilter f;
   GError *err = NULL;
 
   uniform_3x3 (1.0, &w);
@@ -203,7 +203,7 @@ test_fuzz (void)
   ref_rng_seed (&rng, ref_test_seed ());
   while (g_get_monotonic_time () < end) {
     CudaConvWeights w;
-    CudaConvFilter f;
+    CcFilter f;
     GError *err = NULL;
     const double divisor = ref_rng_u32 (&rng) % 2 ? 0.0 :
         random_magnitude (&rng);

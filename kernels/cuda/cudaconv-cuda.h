@@ -41,21 +41,6 @@ const char *cc_family_name (CcFamily family);
 int cc_family_radii (CcFamily family, CcSampleType sample, int *min_radius,
     int *max_radius);
 
-/* A filter ready for launches, in host memory: each launch passes it to its
- * kernel as a parameter, which the kernel reads through the constant
- * cache. So there is no limit on filters per process or device, and a
- * filter may change between launches with no upload and no wait: a launch
- * takes the filter as it is when it is queued. Not thread-safe: one owner
- * sets it and launches with it. */
-typedef struct CcCudaFilter CcCudaFilter;
-
-CcCudaFilter *cc_cuda_filter_new (void);
-void cc_cuda_filter_free (CcCudaFilter * filter);
-/* Copies taps, factors and offset; the arrays may be reused as soon as it
- * returns. cudaErrorInvalidValue (and the filter left unset) for a radius
- * out of range or missing taps. */
-cudaError_t cc_cuda_filter_set (CcCudaFilter * filter, const CcFilter * taps);
-
 /* What a launch may assume about the work queued before it on its stream.
  * On GPUs with programmatic dependent launch (compute capability 9.0+) the
  * kernels for radius <= 2 on planes that move as vectors have their blocks
@@ -78,7 +63,7 @@ typedef enum {
  * are aligned, grid limits). cudaErrorInvalidValue for arguments that no
  * family takes (such as CC_STRATEGY_SEPARABLE for a filter without factors). */
 cudaError_t cc_cuda_select_family (const CcComponent * src, const CcComponent * dst,
-    const CcCudaFilter * filter, CcStrategy strategy, CcFamily * family);
+    const CcFilter * filter, CcStrategy strategy, CcFamily * family);
 
 /* Convolves src into dst (device pointers, same size and sample type) with
  * the filter (radius, response and offset included), running the family
@@ -87,18 +72,18 @@ cudaError_t cc_cuda_select_family (const CcComponent * src, const CcComponent * 
  * kernels read src through the read-only cache, and some write an output
  * sample more than once (with the same value). */
 cudaError_t cc_cuda_convolve (const CcComponent * src, const CcComponent * dst,
-    const CcCudaFilter * filter, CcBorder border, CcStrategy strategy,
+    const CcFilter * filter, CcBorder border, CcStrategy strategy,
     cudaStream_t stream, CcLaunchFlags flags, CcFamily * ran);
 
 /* Whether family can run these arguments: its own conditions in the
  * selector, whatever comes before it in a strategy's list. */
 int cc_cuda_family_takes (CcFamily family, const CcComponent * src,
-    const CcComponent * dst, const CcCudaFilter * filter);
+    const CcComponent * dst, const CcFilter * filter);
 
 /* Runs the named family (tests and benchmarks): cudaErrorInvalidValue where
  * cc_cuda_family_takes says it cannot. */
 cudaError_t cc_cuda_convolve_family (CcFamily family, const CcComponent * src,
-    const CcComponent * dst, const CcCudaFilter * filter, CcBorder border,
+    const CcComponent * dst, const CcFilter * filter, CcBorder border,
     cudaStream_t stream, CcLaunchFlags flags);
 
 /* Runs every strategy that can take the filter on this channel, a warm-up
@@ -109,7 +94,7 @@ cudaError_t cc_cuda_convolve_family (CcFamily family, const CcComponent * src,
  * family each strategy ran, -1 for families not run. dst is overwritten. */
 #define CC_CUDA_TUNE_RUNS 5
 cudaError_t cc_cuda_fastest_strategy (const CcComponent * src,
-    const CcComponent * dst, const CcCudaFilter * filter, CcBorder border,
+    const CcComponent * dst, const CcFilter * filter, CcBorder border,
     cudaStream_t stream, CcStrategy * fastest, float *ms);
 
 /* Sets every sample of the channel to value (saturated to the sample type). */

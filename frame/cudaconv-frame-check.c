@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "cudaconv-frame-check.h"
-#include "cudaconv-plan.h"
 
 #define FRAME_ERROR(error, ...) \
   g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, __VA_ARGS__)
@@ -14,8 +13,8 @@ span_inside (guint start, guint length, guint limit)
   return length <= limit && start <= limit - length;
 }
 
-CudaConvCrop
-cudaconv_crop_kind (const GstVideoInfo * info, GstBuffer * buffer)
+static CudaConvCropKind
+crop_kind (const GstVideoInfo * info, GstBuffer * buffer)
 {
   const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buffer);
   const GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
@@ -75,14 +74,20 @@ move_to_picture (GstVideoFrame * frame, guint x, guint y)
  * without saying why, is refused here first. */
 static gboolean
 check_before_map (const GstVideoInfo * info, GstBuffer * buffer,
-    CudaConvCrop * crop_kind, GError ** error)
+    CudaConvCrop * crop_out, GError ** error)
 {
   const GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
   const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buffer);
   const gsize size = gst_buffer_get_size (buffer);
 
-  *crop_kind = cudaconv_crop_kind (info, buffer);
-  if (*crop_kind == CUDACONV_CROP_INVALID) {
+  crop_out->kind = crop_kind (info, buffer);
+  if (crop) {
+    const GstVideoRectangle rect = { crop->x, crop->y, crop->width,
+      crop->height
+    };
+    crop_out->rect = rect;
+  }
+  if (crop_out->kind == CUDACONV_CROP_INVALID) {
     FRAME_ERROR (error, "the buffer's crop meta (%ux%u at %u,%u) neither "
         "lies inside the caps' %dx%d frame nor places a %dx%d picture "
         "inside the buffer's %ux%u frame", crop->width, crop->height,
@@ -132,17 +137,21 @@ check_before_map (const GstVideoInfo * info, GstBuffer * buffer,
 /* Every row of every plane, at the caps' size, inside the mapping of the
  * memory the plane starts in (a meta maps each plane's memory on its own). */
 static gboolean
-check_planes (const GstVideoFrame * frame, const GstVideoInfo * info,
+check_planes (const GstVideoFrame * frame, const CudaConvLayout * layout,
     GError ** error)
 {
+  const GstVideoInfo *info = &layout->info;
+
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     const GstMapInfo *map = &frame->map[frame->meta ? p : 0];
     const guint8 *data = frame->data[p];
     const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
-    gsize row_bytes, start, needed;
-    gint rows;
-    const gint first = cudaconv_plane_geometry (info, p, &row_bytes, &rows);
-    const gboolean wide = GST_VIDEO_INFO_COMP_DEPTH (info, first) > 8;
+    const CudaConvPlaneLayout *pl = &layout->caps_planes[p];
+    const gsize row_bytes = pl->row_bytes;
+    const gint rows = pl->rows;
+    const gboolean wide =
+        GST_VIDEO_INFO_COMP_DEPTH (info, pl->components[0]) > 8;
+    gsize start, needed;
 
     if (stride <= 0) {
       FRAME_ERROR (error, "plane %u has stride %d: only positive strides "
@@ -178,12 +187,14 @@ check_planes (const GstVideoFrame * frame, const GstVideoInfo * info,
 }
 
 gboolean
-cudaconv_frame_map_checked (GstVideoFrame * frame, const GstVideoInfo * info,
-    GstBuffer * buffer, GstMapFlags flags, GError ** error)
+cudaconv_frame_map_checked (GstVideoFrame * frame,
+    const CudaConvLayout * layout, GstBuffer * buffer, GstMapFlags flags,
+    CudaConvCrop * crop, GError ** error)
 {
-  CudaConvCrop crop_kind;
+  const GstVideoInfo *info = &layout->info;
 
-  if (!check_before_map (info, buffer, &crop_kind, error))
+  memset (crop, 0, sizeof (*crop));
+  if (!check_before_map (info, buffer, crop, error))
     return FALSE;
   if (!gst_video_frame_map (frame, info, buffer, flags)) {
     FRAME_ERROR (error, "the buffer could not be mapped for %s",
@@ -193,11 +204,9 @@ cudaconv_frame_map_checked (GstVideoFrame * frame, const GstVideoInfo * info,
   /* a larger meta's extra rows and columns are padding to the back ends */
   frame->info.width = GST_VIDEO_INFO_WIDTH (info);
   frame->info.height = GST_VIDEO_INFO_HEIGHT (info);
-  if (crop_kind == CUDACONV_CROP_PICTURE) {
-    const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buffer);
-    move_to_picture (frame, crop->x, crop->y);
-  }
-  if (!check_planes (frame, info, error)) {
+  if (crop->kind == CUDACONV_CROP_PICTURE)
+    move_to_picture (frame, crop->rect.x, crop->rect.y);
+  if (!check_planes (frame, layout, error)) {
     gst_video_frame_unmap (frame);
     return FALSE;
   }

@@ -5,6 +5,7 @@
  * range, where float has ample precision for 16-bit samples. */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 #include <gst/gst.h>
 
 #include "cudaconv-filter.h"
@@ -88,7 +89,7 @@ factor_rank_one (const double *t, int side, float *col, float *row)
 
 gboolean
 cudaconv_filter_prepare (const CudaConvWeights * weights, double divisor,
-    double offset, CudaConvFilter * out, GError ** error)
+    double offset, CcFilter * out, GError ** error)
 {
   const int side = weights->side, n = side * side *
       (weights->response == CC_RESPONSE_MAGNITUDE ? 2 : 1);
@@ -119,6 +120,7 @@ cudaconv_filter_prepare (const CudaConvWeights * weights, double divisor,
     return FALSE;
   }
 
+  memset (out, 0, sizeof (*out));
   out->radius = side / 2;
   out->response = weights->response;
   out->offset = (float) offset;
@@ -126,17 +128,12 @@ cudaconv_filter_prepare (const CudaConvWeights * weights, double divisor,
     out->taps[k] = (float) taps[k];
   out->separable = weights->response == CC_RESPONSE_LINEAR && side > 1
       && factor_rank_one (taps, side, out->col_taps, out->row_taps);
-  out->identity = side == 1 && weights->response == CC_RESPONSE_LINEAR
-      && taps[0] == 1.0 && offset == 0.0;
   return TRUE;
 }
 
-CcFilter
-cudaconv_filter_view (const CudaConvFilter * filter)
+gboolean
+cudaconv_filter_is_identity (const CcFilter * filter)
 {
-  CcFilter view = { filter->radius, filter->response, filter->offset,
-    filter->taps, filter->separable ? filter->col_taps : NULL,
-    filter->separable ? filter->row_taps : NULL
-  };
-  return view;
+  return filter->radius == 0 && filter->response == CC_RESPONSE_LINEAR
+      && filter->taps[0] == 1.0f && filter->offset == 0.0f;
 }

@@ -11,6 +11,7 @@
 #define CUDACONV_FRAME_CHECK_H
 
 #include <gst/video/video.h>
+#include "cudaconv-layout.h"
 
 G_BEGIN_DECLS
 
@@ -28,12 +29,14 @@ typedef enum {
   CUDACONV_CROP_PICTURE,
   /* neither: the frame check refuses it */
   CUDACONV_CROP_INVALID
+} CudaConvCropKind;
+
+typedef struct {
+  CudaConvCropKind kind;
+  GstVideoRectangle rect;       /* the meta's, for any kind but NONE */
 } CudaConvCrop;
 
-CudaConvCrop cudaconv_crop_kind (const GstVideoInfo * info,
-    GstBuffer * buffer);
-
-/* Maps buffer as a frame of info (the caps), or fails with a message that
+/* Maps buffer as a frame of the layout's caps, or fails with a message that
  * says what is wrong: a crop meta that is not one of the kinds above; a
  * buffer too short for the caps; a video meta of
  * another format, plane count or a smaller size; a plane whose offset,
@@ -43,10 +46,11 @@ CudaConvCrop cudaconv_crop_kind (const GstVideoInfo * info,
  * the back ends read and write the caps' width and height only. A
  * CUDACONV_CROP_PICTURE frame's planes start at the rectangle's origin,
  * rounded down to whole chroma samples (and v210's groups of six pixels)
- * as videocrop rounds it. */
+ * as videocrop rounds it. crop receives the buffer's crop as classified
+ * here, once for the frame. */
 gboolean cudaconv_frame_map_checked (GstVideoFrame * frame,
-    const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags,
-    GError ** error);
+    const CudaConvLayout * layout, GstBuffer * buffer, GstMapFlags flags,
+    CudaConvCrop * crop, GError ** error);
 
 /* Zeroes every memory of a write-mapped frame the first time any cudaconv
  * sees that memory. The back ends write the pixels only, so row padding and

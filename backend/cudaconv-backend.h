@@ -1,0 +1,115 @@
+/* cudaconv: the contract every back end implements.
+ *
+ * The element chooses a back end when it starts and configures it when
+ * caps are set; from then on each frame crosses into the back end once,
+ * cudaconv_backend_submit, and leaves through the buffer it hands back.
+ * A back end works on up to depth frames at once (the CPU on one): a
+ * frame is queued, and once depth frames are in flight the oldest is
+ * finished and its output handed back. Frames in flight keep the filter
+ * and plan they were submitted with. Word-packed formats are the back
+ * end's to convert (cudaconv-layout.h): the element hands over frames of
+ * its caps whatever their format.
+ *
+ * Functions that can fail say why in error; a failed frame is dropped
+ * (its frames unmapped), and the frames still in flight stay. */
+#ifndef CUDACONV_BACKEND_H
+#define CUDACONV_BACKEND_H
+
+#include <gst/video/video.h>
+#include "cudaconv-kernel-types.h"
+#include "cudaconv-plan.h"
+
+G_BEGIN_DECLS
+
+typedef struct _CudaConvBackend CudaConvBackend;
+
+/* Most frames any back end keeps in flight (the async-depth property's
+ * maximum). */
+#define CUDACONV_MAX_DEPTH 8
+
+/* What the element chose for a frame: all of it pointers into the
+ * element's own state, which the back end copies what it keeps of while
+ * submit runs. */
+typedef struct {
+  const CcFilter *filter;       /* its offset scaled to the format's depth */
+  CcBorder border;
+  CcStrategy strategy;          /* the CPU back end has one way */
+  /* page-lock foreign input buffers with CUDA instead of staging them */
+  gboolean host_register;
+  const CudaConvPlan *plan;
+} CudaConvJob;
+
+/* How the frames of the negotiated caps travel. */
+typedef struct {
+  const CudaConvLayout *layout; /* the element's, valid until the next one */
+  /* a side's frames are device memory, mapped with GST_MAP_CUDA, in the
+   * back end's CUDA context or (input only) another one */
+  gboolean in_device, out_device;
+  guint depth;                  /* frames at once, 1 .. CUDACONV_MAX_DEPTH */
+} CudaConvStreamConfig;
+
+/* A line for the bus, such as the kernel family each component runs when
+ * it changed; called from the streaming thread while a frame is submitted */
+typedef void (*CudaConvReportFunc) (const gchar * report, gpointer user_data);
+
+typedef struct {
+  const gchar *name;            /* "CPU", "CUDA": for messages */
+  /* Reconfigures for these caps; nothing may be in flight. */
+  gboolean (*configure) (CudaConvBackend * backend,
+      const CudaConvStreamConfig * config, GError ** error);
+  /* Queues a frame (a slot must be free: in_flight < depth). Takes both
+   * mapped frames: they are unmapped when it is finished or dropped. */
+  gboolean (*submit) (CudaConvBackend * backend, const CudaConvJob * job,
+      GstVideoFrame * in, GstVideoFrame * out, GError ** error);
+  /* Waits for the oldest frame; *out is its output buffer (a reference the
+   * caller owns), NULL on failure. */
+  gboolean (*finish_oldest) (CudaConvBackend * backend, GstBuffer ** out,
+      GError ** error);
+  guint (*in_flight) (CudaConvBackend * backend);
+  /* Waits for every frame in flight and drops it (flush, caps, stop). */
+  void (*discard) (CudaConvBackend * backend);
+  /* "device 0: NVIDIA H100 80GB HBM3 (compute capability 9.0)", "8 CPU
+   * threads" */
+  const gchar *(*describe) (CudaConvBackend * backend);
+  /* A buffer pool whose memory the back end reads and writes fastest
+   * (pinned host memory for the CUDA back end), or NULL: any memory. */
+  GstBufferPool *(*new_pool) (CudaConvBackend * backend, GstCaps * caps,
+      guint size, guint min_buffers, guint max_buffers);
+  /* The allocator of those pools, or NULL; borrowed. */
+  GstAllocator *(*allocator) (CudaConvBackend * backend);
+  void (*close) (CudaConvBackend * backend);
+} CudaConvBackendOps;
+
+struct _CudaConvBackend {
+  const CudaConvBackendOps *ops;
+  guint depth;                  /* set by configure */
+  CudaConvReportFunc report;
+  gpointer report_data;
+};
+
+/* The CPU back end on n_threads threads; never fails. */
+CudaConvBackend *cudaconv_cpu_backend_new (gint n_threads);
+
+/* Whether device_id (-1: CUDA's default device) can be used: FALSE with a
+ * message that says why not (a build without CUDA says so). */
+gboolean cudaconv_cuda_backend_probe (gint device_id, GError ** error);
+
+/* The CUDA back end on context's device, every call in context (a
+ * GstCudaContext, see cudaconv-cuda-context.h, which it keeps a reference
+ * to); or, for a NULL context, on device_id (-1: CUDA's default device) in
+ * its primary context. Fails with a message that says why no device is
+ * usable. */
+CudaConvBackend *cudaconv_cuda_backend_new (gint device_id,
+    GstObject * context, GError ** error);
+
+/* The one call per frame: queues it, and when depth frames are in flight
+ * finishes the oldest, whose output *finished receives (else NULL). */
+gboolean cudaconv_backend_submit (CudaConvBackend * backend,
+    const CudaConvJob * job, GstVideoFrame * in, GstVideoFrame * out,
+    GstBuffer ** finished, GError ** error);
+
+/* Closes backend (NULL is ignored) after discarding what is in flight. */
+void cudaconv_backend_close (CudaConvBackend * backend);
+
+G_END_DECLS
+#endif /* CUDACONV_BACKEND_H */

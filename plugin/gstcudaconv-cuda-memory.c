@@ -1,0 +1,291 @@
+/* cudaconv: frames in CUDA memory, with GStreamer's CUDA library (see the
+ * header). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dlfcn.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include "gstcudaconv-cuda-memory.h"
+#include "cudaconv-backend.h"
+
+typedef enum {
+  CAPS_IN_CUDA_MEMORY,
+  CAPS_IN_SYSTEM_MEMORY,
+  CAPS_IN_OTHER_MEMORY,         /* or with other features: never converted */
+} CapsMemory;
+
+static CapsMemory
+structure_memory (GstCaps * caps, guint i)
+{
+  GstCapsFeatures *features = gst_caps_get_features (caps, i);
+
+  if (!features || gst_caps_features_is_equal (features,
+          GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
+    return CAPS_IN_SYSTEM_MEMORY;
+  if (!gst_caps_features_is_any (features)
+      && gst_caps_features_get_size (features) == 1
+      && gst_caps_features_contains (features,
+          GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
+    return CAPS_IN_CUDA_MEMORY;
+  return CAPS_IN_OTHER_MEMORY;
+}
+
+/* The structures of caps in memory from, each in memory to. */
+static GstCaps *
+caps_moved (GstCaps * caps, CapsMemory from, CapsMemory to)
+{
+  GstCaps *result = gst_caps_new_empty ();
+
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *features = gst_caps_get_features (caps, i);
+    if (structure_memory (caps, i) != from)
+      continue;
+    if (to == CAPS_IN_CUDA_MEMORY)
+      features = gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY,
+          NULL);
+    else if (to == CAPS_IN_SYSTEM_MEMORY)
+      features = gst_caps_features_new
+          (GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, NULL);
+    else if (features)
+      features = gst_caps_features_copy (features);
+    gst_caps_append_structure_full (result,
+        gst_structure_copy (gst_caps_get_structure (caps, i)), features);
+  }
+  return result;
+}
+
+gboolean
+gst_cudaconv_caps_in_cuda_memory (GstCaps * caps)
+{
+  GstCapsFeatures *features = gst_caps_get_size (caps) > 0 ?
+      gst_caps_get_features (caps, 0) : NULL;
+  return features && gst_caps_features_contains (features,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+}
+
+GstCaps *
+gst_cudaconv_order_caps_by_memory (GstCaps * same, gboolean offer_cuda)
+{
+  GstCaps *result;
+
+  if (!same || gst_caps_is_any (same))
+    return same;
+  result = gst_caps_new_empty ();
+  if (offer_cuda)
+    result = gst_caps_merge (result, caps_moved (same, CAPS_IN_CUDA_MEMORY,
+            CAPS_IN_CUDA_MEMORY));
+  result = gst_caps_merge (result, caps_moved (same, CAPS_IN_SYSTEM_MEMORY,
+          CAPS_IN_SYSTEM_MEMORY));
+  result = gst_caps_merge (result, caps_moved (same, CAPS_IN_OTHER_MEMORY,
+          CAPS_IN_OTHER_MEMORY));
+  if (offer_cuda) {
+    result = gst_caps_merge (result, caps_moved (same, CAPS_IN_SYSTEM_MEMORY,
+            CAPS_IN_CUDA_MEMORY));
+    result = gst_caps_merge (result, caps_moved (same, CAPS_IN_CUDA_MEMORY,
+            CAPS_IN_SYSTEM_MEMORY));
+  }
+  gst_caps_unref (same);
+  return result;
+}
+
+GstCaps *
+gst_cudaconv_prefer_same_memory (GstCaps * caps, GstCaps * othercaps)
+{
+  const CapsMemory memory = gst_caps_get_size (caps) > 0 ?
+      structure_memory (caps, 0) : CAPS_IN_OTHER_MEMORY;
+  GstCaps *same = caps_moved (othercaps, memory, memory);
+
+  if (gst_caps_is_empty (same)) {
+    gst_caps_unref (same);
+    return othercaps;
+  }
+  gst_caps_unref (othercaps);
+  return same;
+}
+
+/* A GstCudaBufferPool of context for caps, with video metas (its planes
+ * are pitched); *size becomes the pool's buffer size. NULL when it takes
+ * no such configuration. */
+static GstBufferPool *
+new_cuda_pool (GstObject * context, GstCaps * caps, guint * size, guint min,
+    guint max)
+{
+  GstBufferPool *pool = gst_cuda_buffer_pool_new ((GstCudaContext *) context);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, caps, *size, min, max);
+  gst_buffer_pool_config_add_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
+  gst_structure_free (config);
+  return pool;
+}
+
+gboolean
+gst_cudaconv_propose_cuda_pool (GstObject * context, GstQuery * query,
+    GstCaps * caps, const GstVideoInfo * info, guint held)
+{
+  if (gst_query_get_n_allocation_pools (query) == 0) {
+    guint size = info->size;
+    GstBufferPool *pool = new_cuda_pool (context, caps, &size, held, 0);
+    if (!pool)
+      return FALSE;
+    gst_query_add_allocation_pool (query, pool, size, held, 0);
+    gst_object_unref (pool);
+  }
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  return TRUE;
+}
+
+gboolean
+gst_cudaconv_decide_cuda_pool (GstObject * context, GstQuery * query,
+    GstCaps * caps, const GstVideoInfo * info, guint held)
+{
+  GstBufferPool *pool = NULL, *ours;
+  guint size = 0, min = 0, max = 0;
+  const gboolean have_pool = gst_query_get_n_allocation_pools (query) > 0;
+
+  if (have_pool)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  if (pool && GST_IS_CUDA_BUFFER_POOL (pool)
+      && GST_CUDA_BUFFER_POOL (pool)->context == (GstCudaContext *) context) {
+    gst_object_unref (pool);
+    return TRUE;
+  }
+  gst_clear_object (&pool);
+  size = MAX (size, info->size);
+  min += held;
+  if (max != 0 && max < min)
+    max = min;
+  ours = new_cuda_pool (context, caps, &size, min, max);
+  if (!ours)
+    return FALSE;
+  if (have_pool)
+    gst_query_set_nth_allocation_pool (query, 0, ours, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, ours, size, min, max);
+  gst_object_unref (ours);
+  /* the pool allocates its own memory */
+  while (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_remove_nth_allocation_param (query, 0);
+  return TRUE;
+}
+
+typedef void (*CudaMemorySync) (GstCudaMemory * memory);
+
+/* gst_cuda_memory_sync where the running library has it (1.24 and later,
+ * whose CUDA memory may carry a stream still writing it), else NULL */
+static CudaMemorySync
+cuda_memory_sync (void)
+{
+  static CudaMemorySync sync;
+  static gsize looked_up;
+
+  if (g_once_init_enter (&looked_up)) {
+    void *library = dlopen ("libgstcuda-1.0.so.0", RTLD_LAZY | RTLD_NOLOAD);
+    if (library) {
+      sync = (CudaMemorySync) dlsym (library, "gst_cuda_memory_sync");
+      dlclose (library);
+    }
+    g_once_init_leave (&looked_up, 1);
+  }
+  return sync;
+}
+
+static gint
+context_device (GstObject * context)
+{
+  guint device = 0;
+
+  g_object_get (context, "cuda-device-id", &device, NULL);
+  return (gint) device;
+}
+
+gboolean
+gst_cudaconv_check_cuda_buffer (GstObject * context, GstBuffer * buffer,
+    gboolean ours, GError ** error)
+{
+  const CudaMemorySync sync = cuda_memory_sync ();
+
+  for (guint i = 0; i < gst_buffer_n_memory (buffer); i++) {
+    GstMemory *memory = gst_buffer_peek_memory (buffer, i);
+    GstCudaContext *memory_context;
+
+    if (!gst_is_cuda_memory (memory)) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+          "the caps say CUDA memory, and the buffer holds other memory");
+      return FALSE;
+    }
+    memory_context = GST_CUDA_MEMORY_CAST (memory)->context;
+    if (ours && memory_context != (GstCudaContext *) context) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+          "its CUDA memory belongs to another CUDA context (device %d; this "
+          "element works on device %d)",
+          context_device (GST_OBJECT (memory_context)),
+          context_device (context));
+      return FALSE;
+    }
+    if (sync)
+      sync (GST_CUDA_MEMORY_CAST (memory));
+  }
+  return TRUE;
+}
+
+GstMapFlags
+gst_cudaconv_map_flag (gboolean cuda_memory)
+{
+  return cuda_memory ? GST_MAP_CUDA : 0;
+}
+
+gboolean
+gst_cudaconv_ensure_cuda_context (GstElement * element, gint device_id,
+    GstObject ** context, GError ** error)
+{
+  /* what is missing is said before GStreamer's CUDA library is asked */
+  if (!cudaconv_cuda_backend_probe (device_id, error))
+    return FALSE;
+  /* the library calls the driver through a table it fills once; nvcodec
+   * fills it when it loads, which a pipeline without it never does */
+  if (!gst_cuda_load_library ()) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "GStreamer's CUDA library cannot load the NVIDIA driver");
+    return FALSE;
+  }
+  /* the CUDA allocator, which GstCudaBufferPool needs; nvcodec registers
+   * it when it loads, which a pipeline without it never does */
+  gst_cuda_memory_init_once ();
+  if (!gst_cuda_ensure_element_context (element, device_id,
+          (GstCudaContext **) context)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "GStreamer's CUDA library could not create a CUDA context for "
+        "device-id %d", device_id);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cudaconv_handle_context_query (GstElement * element, GstQuery * query,
+    GstObject * context)
+{
+  return GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+      && gst_cuda_handle_context_query (element, query,
+      (GstCudaContext *) context);
+}
+
+void
+gst_cudaconv_handle_set_context (GstElement * element,
+    GstContext * gst_context, gint device_id, GstObject ** context)
+{
+  gst_cuda_handle_set_context (element, gst_context, device_id,
+      (GstCudaContext **) context);
+}
