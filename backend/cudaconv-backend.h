@@ -104,12 +104,28 @@ CudaConvBackend *cudaconv_cuda_backend_new (gint device_id,
 
 /* The one call per frame: queues it, and when depth frames are in flight
  * finishes the oldest, whose output *finished receives (else NULL). */
-gboolean cudaconv_backend_submit (CudaConvBackend * backend,
-    const CudaConvJob * job, GstVideoFrame * in, GstVideoFrame * out,
-    GstBuffer ** finished, GError ** error);
+static inline gboolean
+cudaconv_backend_submit (CudaConvBackend * backend, const CudaConvJob * job,
+    GstVideoFrame * in, GstVideoFrame * out, GstBuffer ** finished,
+    GError ** error)
+{
+  *finished = NULL;
+  if (!backend->ops->submit (backend, job, in, out, error))
+    return FALSE;
+  if (backend->ops->in_flight (backend) < backend->depth)
+    return TRUE;
+  return backend->ops->finish_oldest (backend, finished, error);
+}
 
 /* Closes backend (NULL is ignored) after discarding what is in flight. */
-void cudaconv_backend_close (CudaConvBackend * backend);
+static inline void
+cudaconv_backend_close (CudaConvBackend * backend)
+{
+  if (!backend)
+    return;
+  backend->ops->discard (backend);
+  backend->ops->close (backend);
+}
 
 G_END_DECLS
 #endif /* CUDACONV_BACKEND_H */

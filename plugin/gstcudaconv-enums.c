@@ -63,23 +63,17 @@ gst_cudaconv_strategy_get_type (void)
           "and GPU, timed on the GPU at the first frame of each new plane "
           "shape", "auto"},
     {CC_STRATEGY_TILED_HALO,
-          "Input tile and halo cells in shared memory. Radius <= 2: a warp "
-          "per strip of rows that pass through shared memory, where rows "
-          "are whole vectors, else 8x4 outputs per thread; larger radii: "
-          "64x64 tiles", "tiled-halo"},
+          "Input tile and halo cells in shared memory (PMPP 7.4)",
+        "tiled-halo"},
     {CC_STRATEGY_CACHE_HALO,
-          "Tile interior in shared memory, halo cells through L1/L2 as "
-          "4-sample quads. Radius <= 2: a warp per strip of rows that move "
-          "between lanes by shuffles, where rows are whole vectors; else "
-          "64x64 tiles. Components of packed pixels, whose rows do not move "
-          "as quads, run tiled-halo",
+          "Tile interior in shared memory, halo cells through L1/L2 "
+          "(PMPP 7.5); components of packed pixels run tiled-halo",
         "cache-halo"},
     {CC_STRATEGY_SEPARABLE,
           "A row pass and a column pass, for filters that are an outer "
-          "product (gaussian, box, sobel-x/-y): a warp per strip on the "
-          "tensor cores (8-bit radius 3-8, 16-bit 5-8) or the FP32 units "
-          "(radius 1-4) where rows align, else 64x64 tiles; others use "
-          "tiled-halo", "separable"},
+          "product (gaussian, box, sobel-x/-y); others run tiled-halo. The "
+          "kernel family each strategy runs: docs/architecture.md",
+        "separable"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type))
