@@ -81,15 +81,20 @@ median (double *v, int n)
   return v[n / 2];
 }
 
+/* A 2D filter of fixed pseudo-random positive weights summing to 1 */
 static void
-normalised_filter (int radius, float *taps)
+normalised_filter (int radius, CcFilter * f)
 {
   int side = 2 * radius + 1, n = side * side;
   double sum = 0.0;
+  f->radius = radius;
+  f->response = CC_RESPONSE_LINEAR;
+  f->offset = 0.0f;
+  f->separable = 0;
   for (int k = 0; k < n; k++)
-    sum += taps[k] = (float) (1.0 + (k * 7919 % 13));
+    sum += f->taps[k] = (float) (1.0 + (k * 7919 % 13));
   for (int k = 0; k < n; k++)
-    taps[k] = (float) (taps[k] / sum);
+    f->taps[k] = (float) (f->taps[k] / sum);
 }
 
 static unsigned char *
@@ -145,7 +150,7 @@ static const int kernel_radii[] = { 1, 2, 3, 5, 7, 10, 15 };
 
 typedef struct {
   const CcComponent *in, *out;
-  const CcCudaFilter *filter;
+  const CcFilter *filter;
   CcStrategy strategy;
   CcLaunchFlags flags;
   gboolean copy;                /* a plane copy instead of a convolution */
@@ -203,7 +208,7 @@ time_launches (const KernelLaunch * k)
  * kernels that each wait for the one before them */
 static double
 time_kernel (const CcComponent * in, const CcComponent * out,
-    const CcCudaFilter * filter, CcStrategy strategy, CcLaunchFlags flags)
+    const CcFilter * filter, CcStrategy strategy, CcLaunchFlags flags)
 {
   const KernelLaunch k = { in, out, filter, strategy, flags, FALSE };
   return time_launches (&k);
@@ -219,21 +224,27 @@ time_copy (const CcComponent * in, const CcComponent * out)
 }
 
 /* The 1D gaussian the element's kernel=gaussian uses for this radius, with
- * sigma 0; its outer product is the 2D filter. */
+ * sigma 0, as both factors; its outer product is the 2D filter. */
 static void
-gaussian_factors (int radius, float *factor, float *taps)
+gaussian_filter (int radius, CcFilter * g)
 {
   const int side = 2 * radius + 1;
   const double sigma = 0.3 * (radius - 1) + 0.8;
+  float *factor = g->col_taps;
   double sum = 0.0;
+  g->radius = radius;
+  g->response = CC_RESPONSE_LINEAR;
+  g->offset = 0.0f;
+  g->separable = 1;
   for (int i = 0; i < side; i++)
     sum += factor[i] = (float) exp (-(i - radius) * (i - radius) /
         (2.0 * sigma * sigma));
   for (int i = 0; i < side; i++)
     factor[i] = (float) (factor[i] / sum);
+  memcpy (g->row_taps, factor, sizeof (float) * side);
   for (int i = 0; i < side; i++)
     for (int j = 0; j < side; j++)
-      taps[i * side + j] = factor[i] * factor[j];
+      g->taps[i * side + j] = factor[i] * factor[j];
 }
 
 /* Two pitched device planes of rows x row_bytes with one pitch, the
@@ -276,7 +287,7 @@ device_pair_free (DevicePair * pair)
 /* The family a strategy runs on these planes, for the table */
 static const char *
 family_of (const CcComponent * in, const CcComponent * out,
-    const CcCudaFilter * filter, CcStrategy strategy)
+    const CcFilter * filter, CcStrategy strategy)
 {
   CcFamily family;
   return cc_cuda_select_family (in, out, filter, strategy, &family) ==
@@ -287,8 +298,8 @@ family_of (const CcComponent * in, const CcComponent * out,
 static int
 cuda_kernel_table (int only_w, int only_h)
 {
-  static float taps[CC_MAX_TAPS], gauss_taps[CC_MAX_TAPS];
-  static float factor[CC_MAX_SIDE];
+  static CcFilter plain, gaussian;
+  const CcFilter *filter = &plain, *gauss = &gaussian;
   static const char *names[CC_N_STRATEGIES] = { "auto", "tiled-halo",
     "cache-halo", "separable"
   };
@@ -298,8 +309,6 @@ cuda_kernel_table (int only_w, int only_h)
     printf ("kernels: no usable CUDA device, skipped\n");
     return 0;
   }
-  CcCudaFilter *filter = cc_cuda_filter_new ();
-  CcCudaFilter *gauss = cc_cuda_filter_new ();
   cudaGetDeviceProperties (&prop, 0);
   const double fma_rate = cc_bench_fp32_fma_rate ();
   printf ("\nCUDA kernels on %s: one plane, border clamp, CUDA events, "
@@ -336,16 +345,11 @@ cuda_kernel_table (int only_w, int only_h)
       csv_row ("kernel", w, h, 8 * bytes, 0, "copy", copy_ms);
       for (size_t r = 0; r < G_N_ELEMENTS (kernel_radii); r++) {
         const int radius = kernel_radii[r], side = 2 * radius + 1;
-        CcFilter f = { radius, CC_RESPONSE_LINEAR, 0.0f, taps, NULL, NULL };
-        CcFilter g = { radius, CC_RESPONSE_LINEAR, 0.0f, gauss_taps, factor,
-          factor
-        };
         double ms[CC_N_STRATEGIES], gauss_2d[CC_N_STRATEGIES];
         float tuned[CC_N_FAMILIES];
         CcStrategy pick = CC_STRATEGY_AUTO;
 
-        normalised_filter (radius, taps);
-        cc_cuda_filter_set (filter, &f);
+        normalised_filter (radius, &plain);
         for (int st = CC_STRATEGY_TILED_HALO; st <= CC_STRATEGY_CACHE_HALO;
             st++)
           ms[st] = time_kernel (&in, &out, filter, (CcStrategy) st,
@@ -355,8 +359,7 @@ cuda_kernel_table (int only_w, int only_h)
             CC_STRATEGY_CACHE_HALO;
         const double waiting = time_kernel (&in, &out, filter, best,
             CC_LAUNCH_DEFAULT);
-        gaussian_factors (radius, factor, gauss_taps);
-        cc_cuda_filter_set (gauss, &g);
+        gaussian_filter (radius, &gaussian);
         for (int st = CC_STRATEGY_TILED_HALO; st <= CC_STRATEGY_CACHE_HALO;
             st++)
           gauss_2d[st] = time_kernel (&in, &out, gauss, (CcStrategy) st,
@@ -408,8 +411,6 @@ cuda_kernel_table (int only_w, int only_h)
     if (only_w)
       break;
   }
-  cc_cuda_filter_free (filter);
-  cc_cuda_filter_free (gauss);
   return 0;
 }
 
@@ -419,14 +420,14 @@ cuda_kernel_table (int only_w, int only_h)
 static int
 cuda_packed_table (int only_w, int only_h)
 {
-  static float taps[CC_MAX_TAPS];
+  static CcFilter plain;
+  const CcFilter *filter = &plain;
   static const int strides[] = { 2, 3, 4 };
 
   if (!cuda_device_present ()) {
     printf ("packed kernels: no usable CUDA device, skipped\n");
     return 0;
   }
-  CcCudaFilter *filter = cc_cuda_filter_new ();
   printf ("\nCUDA kernels on one component of packed pixels: random "
       "(2r+1)^2 weights, border clamp, timed as the kernel table is, "
       "milliseconds per launch\n");
@@ -453,11 +454,9 @@ cuda_packed_table (int only_w, int only_h)
         };
         for (size_t r = 0; r < G_N_ELEMENTS (kernel_radii); r++) {
           const int radius = kernel_radii[r];
-          CcFilter f = { radius, CC_RESPONSE_LINEAR, 0.0f, taps, NULL, NULL };
           char what[32];
 
-          normalised_filter (radius, taps);
-          cc_cuda_filter_set (filter, &f);
+          normalised_filter (radius, &plain);
           const double tiled = time_kernel (&in, &out, filter,
               CC_STRATEGY_TILED_HALO, CC_LAUNCH_SRC_READY);
           const double cache = time_kernel (&in, &out, filter,
@@ -480,7 +479,6 @@ cuda_packed_table (int only_w, int only_h)
     if (only_w)
       break;
   }
-  cc_cuda_filter_free (filter);
   return 0;
 }
 
@@ -493,13 +491,11 @@ cuda_packed_table (int only_w, int only_h)
 static double
 frame_kernel_ms (const GstVideoInfo * info)
 {
-  static float taps[CC_MAX_TAPS], factor[CC_MAX_SIDE];
-  CcFilter g = { 2, CC_RESPONSE_LINEAR, 0.0f, taps, factor, factor };
-  CcCudaFilter *gauss = cc_cuda_filter_new ();
+  static CcFilter gaussian;
+  const CcFilter *gauss = &gaussian;
   double sum = 0.0;
 
-  gaussian_factors (2, factor, taps);
-  cc_cuda_filter_set (gauss, &g);
+  gaussian_filter (2, &gaussian);
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info) && sum >= 0; p++) {
     const int w = GST_VIDEO_INFO_COMP_WIDTH (info, p);
     const int h = GST_VIDEO_INFO_COMP_HEIGHT (info, p);
@@ -519,7 +515,6 @@ frame_kernel_ms (const GstVideoInfo * info)
     sum = ms < 0 ? -1.0 : sum + ms;
     device_pair_free (&pair);
   }
-  cc_cuda_filter_free (gauss);
   return sum;
 }
 #endif
@@ -527,19 +522,18 @@ frame_kernel_ms (const GstVideoInfo * info)
 static void
 cpu_kernel_table (void)
 {
-  static float taps[CC_MAX_TAPS];
+  static CcFilter f;
   int w = 1920, h = 1080, threads = (int) g_get_num_processors ();
   unsigned char *in = random_plane ((size_t) w * h), *out = malloc (w * h);
 
   printf ("\nCPU back end, %d threads: one 8-bit 1920x1080 plane, border "
       "clamp, median of 3, milliseconds\n%6s %12s\n", threads, "radius", "cpu");
   for (size_t r = 0; r < sizeof (radii) / sizeof (radii[0]); r++) {
-    CcFilter f = { radii[r], CC_RESPONSE_LINEAR, 0.0f, taps, NULL, NULL };
     CcComponent ci = { in, w, w, h, 1, CC_SAMPLE_U8, 0, 0 };
     CcComponent co = { out, w, w, h, 1, CC_SAMPLE_U8, 0, 0 };
     double t[3];
 
-    normalised_filter (radii[r], taps);
+    normalised_filter (radii[r], &f);
     cc_cpu_convolve (&ci, &co, &f, CC_BORDER_CLAMP, threads);
     for (int i = 0; i < 3; i++) {
       gint64 t0 = g_get_monotonic_time ();

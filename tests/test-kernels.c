@@ -51,7 +51,6 @@ static const Variant variants[] = {
   {"separable-tile-fp32", CC_FAMILY_SEPARABLE_TILE_FP32, 1},
   {"fastest", TUNED, 0},
 };
-static CcCudaFilter *cuda_filter;
 /* ran[family][bytes - 1][radius][border]: a case of it passed */
 static unsigned char ran[CC_N_FAMILIES][2][CC_MAX_RADIUS + 1][4];
 #else
@@ -148,7 +147,7 @@ run_variant (const Variant * v, const Image * im, const CcFilter * f,
   /* the 2D variants get the filter without its factors */
   if (f && !v->separable) {
     plain = *f;
-    plain.col_taps = plain.row_taps = NULL;
+    plain.separable = 0;
     f = &plain;
   }
 #ifdef KERNELS_CUDA
@@ -167,35 +166,35 @@ run_variant (const Variant * v, const Image * im, const CcFilter * f,
   dst = channel_of (im, d_out);
   if (fill)
     e = cc_cuda_fill (&dst, fill_value, 0);
-  else if ((e = cc_cuda_filter_set (cuda_filter, f)) != cudaSuccess)
+  else if (!cc_filter_valid (f)) {
+    /* an error, not a family that does not take the case */
+    e = cudaErrorInvalidValue;
     goto done;
-  else if (v->family != TUNED) {
-    if (!cc_cuda_family_takes ((CcFamily) v->family, &src, &dst,
-            cuda_filter)) {
+  } else if (v->family != TUNED) {
+    if (!cc_cuda_family_takes ((CcFamily) v->family, &src, &dst, f)) {
       cudaFree (d_in);
       cudaFree (d_out);
       return NOT_TAKEN;
     }
-    e = cc_cuda_convolve_family ((CcFamily) v->family, &src, &dst,
-        cuda_filter, border, 0, CC_LAUNCH_SRC_READY);
+    e = cc_cuda_convolve_family ((CcFamily) v->family, &src, &dst, f,
+        border, 0, CC_LAUNCH_SRC_READY);
   } else {
     CcStrategy strategy = CC_STRATEGY_AUTO;
     CcFamily picked, family;
     float ms[CC_N_FAMILIES];
-    e = cc_cuda_fastest_strategy (&src, &dst, cuda_filter, border, 0,
-        &strategy, ms);
+    e = cc_cuda_fastest_strategy (&src, &dst, f, border, 0, &strategy, ms);
     /* the tuner wrote dst; start again from poison */
     if (e == cudaSuccess)
       e = cudaMemcpy (d_out, im->out, bytes, cudaMemcpyHostToDevice);
     if (e == cudaSuccess)
-      e = cc_cuda_select_family (&src, &dst, cuda_filter, strategy, &picked);
+      e = cc_cuda_select_family (&src, &dst, f, strategy, &picked);
     if (e == cudaSuccess && ms[picked] < 0.0f) {
       printf ("  the tuner picked strategy %d (%s), which it did not time\n",
           (int) strategy, cc_family_name (picked));
       e = cudaErrorUnknown;
     }
     if (e == cudaSuccess)
-      e = cc_cuda_convolve (&src, &dst, cuda_filter, border, strategy, 0,
+      e = cc_cuda_convolve (&src, &dst, f, border, strategy, 0,
           CC_LAUNCH_SRC_READY, &family);
     if (e == cudaSuccess && family != picked) {
       printf ("  cc_cuda_convolve ran %s, the selector said %s\n",
@@ -357,29 +356,28 @@ random_weights (RefRng * rng, int side, int signed_weights, double *w,
   *offset = signed_weights ? floor (max / 2) : 0.0;
 }
 
+/* A 2D (or, with w2, gradient magnitude) filter without factors */
 static void
 to_filter (const double *w, const double *w2, int side, double divisor,
-    double offset, float *taps, CcFilter * f)
+    double offset, CcFilter * f)
 {
   int n = side * side;
   for (int k = 0; k < n; k++) {
-    taps[k] = (float) (w[k] / divisor);
+    f->taps[k] = (float) (w[k] / divisor);
     if (w2)
-      taps[n + k] = (float) (w2[k] / divisor);
+      f->taps[n + k] = (float) (w2[k] / divisor);
   }
   f->radius = side / 2;
   f->response = w2 ? CC_RESPONSE_MAGNITUDE : CC_RESPONSE_LINEAR;
   f->offset = (float) offset;
-  f->taps = taps;
-  f->col_taps = f->row_taps = NULL;
+  f->separable = 0;
 }
 
 /* One test case's filter: weights w (for the reference), divisor and
- * offset, and the back ends' filter f, whose arrays live in the Filters. */
+ * offset, and the back ends' filter f. */
 typedef struct {
   double w[CC_MAX_TAPS];
   double divisor, offset;
-  float taps[CC_MAX_TAPS], col_taps[CC_MAX_SIDE], row_taps[CC_MAX_SIDE];
   CcFilter f;
 } Filters;
 
@@ -393,8 +391,7 @@ random_filters (RefRng * rng, int side, int signed_weights, double max,
 {
   random_weights (rng, side, signed_weights, out->w, &out->divisor,
       &out->offset, max);
-  to_filter (out->w, NULL, side, out->divisor, out->offset, out->taps,
-      &out->f);
+  to_filter (out->w, NULL, side, out->divisor, out->offset, &out->f);
 }
 
 /* An outer product of random column and row factors, with the factors. */
@@ -412,17 +409,15 @@ separable_filters (RefRng * rng, int side, int signed_weights, double max,
   for (int i = 0; i < side; i++)
     for (int j = 0; j < side; j++)
       sum += fabs (out->w[i * side + j] = col[i] * row[j]);
-  /* the divisor goes into the column factor, as the plugin does */
-  for (int i = 0; i < side; i++) {
-    out->col_taps[i] = (float) (col[i] / sum);
-    out->row_taps[i] = (float) row[i];
-  }
   out->divisor = sum;
   out->offset = signed_weights ? floor (max / 2) : 0.0;
-  to_filter (out->w, NULL, side, out->divisor, out->offset, out->taps,
-      &out->f);
-  out->f.col_taps = out->col_taps;
-  out->f.row_taps = out->row_taps;
+  to_filter (out->w, NULL, side, out->divisor, out->offset, &out->f);
+  /* the divisor goes into the column factor, as the plugin does */
+  for (int i = 0; i < side; i++) {
+    out->f.col_taps[i] = (float) (col[i] / sum);
+    out->f.row_taps[i] = (float) row[i];
+  }
+  out->f.separable = 1;
 }
 
 /* 1 and 2 unroll the loop over filter columns, 3 and up loop; 4 starts
@@ -534,7 +529,6 @@ test_interleaved (RefRng * rng)
 {
   static const int layouts[][2] = { {2, 1}, {3, 0}, {3, 2}, {4, 3} };
   double w[25], divisor, offset;
-  float taps[25];
 
   for (size_t l = 0; l < sizeof (layouts) / sizeof (layouts[0]); l++) {
     for (int bytes = 1; bytes <= 2; bytes++) {
@@ -546,7 +540,7 @@ test_interleaved (RefRng * rng)
           ROWS_UNALIGNED);
       ref = malloc (sizeof (uint32_t) * im.width * im.height);
       random_weights (rng, 5, 0, w, &divisor, &offset, 255.0);
-      to_filter (w, NULL, 5, divisor, offset, taps, &f);
+      to_filter (w, NULL, 5, divisor, offset, &f);
       snprintf (what, sizeof (what), "interleaved stride %d channel %d "
           "%d-bit", layouts[l][0], layouts[l][1], 8 * bytes);
       check_all_borders (what, &im, w, NULL, 5, divisor, offset, &f, ref);
@@ -575,7 +569,6 @@ test_whole_pixels (RefRng * rng)
         const int ps = strides[k], side = kind == 2 ? 3 : 2 * (int) k + 3;
         Image im;
         uint32_t *ref;
-        float taps[18];
         CcFilter mag;
         const CcFilter *f = &filters.f;
 
@@ -588,7 +581,7 @@ test_whole_pixels (RefRng * rng)
         else if (kind == 1)
           separable_filters (rng, side, 0, 0.0, &filters);
         else {
-          to_filter (sx, sy, 3, 1.0, 0.0, taps, &mag);
+          to_filter (sx, sy, 3, 1.0, 0.0, &mag);
           f = &mag;
         }
         for (int b = 0; b < 4; b++) {
@@ -648,7 +641,6 @@ test_magnitude (RefRng * rng)
   static const double sy[9] = { -1, -2, -1, 0, 0, 0, 1, 2, 1 };
   static const int sizes[][2] = { {45, 29}, {300, 150} };
   double wa[49], wb[49];
-  float taps[98];
 
   for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++) {
     for (int bytes = 1; bytes <= 2; bytes++) {
@@ -669,7 +661,7 @@ test_magnitude (RefRng * rng)
         }
         image_init (&im, rng, sizes[s][0], sizes[s][1], bytes, 1, 0, layout);
         ref = malloc (sizeof (uint32_t) * im.width * im.height);
-        to_filter (a, b, side, divisor, offset, taps, &f);
+        to_filter (a, b, side, divisor, offset, &f);
         snprintf (what, sizeof (what), "magnitude %s %dx%d %d-bit",
             pair ? (pair == 1 ? "random 5x5" : "random 7x7") : "sobel",
             im.width, im.height, 8 * bytes);
@@ -760,7 +752,6 @@ test_depths (RefRng * rng)
       /* P010's UV plane: U and V interleaved, V filtered */
       static const double sx[9] = { -1, 0, 1, -2, 0, 2, -1, 0, 1 };
       static const double sy[9] = { -1, -2, -1, 0, 0, 0, 1, 2, 1 };
-      float taps[18];
       CcFilter f;
       Image im;
       uint32_t *ref;
@@ -773,7 +764,7 @@ test_depths (RefRng * rng)
       snprintf (what, sizeof (what), "%d-bit << %d interleaved", depth, shift);
       check_all_borders (what, &im, filters.w, NULL, 5, filters.divisor,
           filters.offset, &filters.f, ref);
-      to_filter (sx, sy, 3, 1.0, 0.0, taps, &f);
+      to_filter (sx, sy, 3, 1.0, 0.0, &f);
       snprintf (what, sizeof (what), "%d-bit << %d sobel magnitude", depth,
           shift);
       check_all_borders (what, &im, sx, sy, 3, 1.0, 0.0, &f, ref);
@@ -804,7 +795,7 @@ test_huge_weights (RefRng * rng)
     f->w[k] = 1e33 * (1.0 + ref_rng_uniform (rng));
   f->divisor = 1.0;
   f->offset = 0.0;
-  to_filter (f->w, NULL, 3, f->divisor, f->offset, f->taps, &f->f);
+  to_filter (f->w, NULL, 3, f->divisor, f->offset, &f->f);
   check_all_borders ("weights near 1e33, 64x32 8-bit", &im, f->w, NULL, 3,
       f->divisor, f->offset, &f->f, ref);
   image_clear (&im);
@@ -832,7 +823,7 @@ expect_same (const char *what, const unsigned char *want,
 /* One of two launches queued back to back */
 typedef struct {
   const CcComponent *src, *dst;
-  const CcCudaFilter *filter;
+  const CcFilter *filter;
   CcLaunchFlags flags;
 } QueuedLaunch;
 
@@ -897,8 +888,7 @@ test_launch_order (RefRng * rng)
   unsigned char *host = malloc (bytes), *want = malloc (bytes);
   unsigned char *got = malloc (bytes), *d[3] = { NULL, NULL, NULL };
   Filters *f = calloc (2, sizeof (Filters));
-  CcCudaFilter *first = cc_cuda_filter_new (), *second = cc_cuda_filter_new ();
-  cudaError_t e = host && want && got && f && first && second ? cudaSuccess :
+  cudaError_t e = host && want && got && f ? cudaSuccess :
       cudaErrorMemoryAllocation;
 
   for (size_t k = 0; host && k < bytes; k++)
@@ -911,10 +901,6 @@ test_launch_order (RefRng * rng)
     random_filters (rng, 3, 0, 255.0, &f[0]);
     random_filters (rng, 5, 1, 255.0, &f[1]);
   }
-  if (e == cudaSuccess)
-    e = cc_cuda_filter_set (first, &f[0].f);
-  if (e == cudaSuccess)
-    e = cc_cuda_filter_set (second, &f[1].f);
 
   CcComponent a = { d[0], ORDER_WIDTH, ORDER_WIDTH, ORDER_HEIGHT, 1,
     CC_SAMPLE_U8, 0, 0
@@ -922,6 +908,7 @@ test_launch_order (RefRng * rng)
   CcComponent b = a, c = a;
   b.data = d[1];
   c.data = d[2];
+  const CcFilter *first = f ? &f[0].f : NULL, *second = f ? &f[1].f : NULL;
   /* a -> b -> c: the second reads the first one's output */
   const QueuedLaunch chained[2] = { {&a, &b, first, CC_LAUNCH_SRC_READY},
   {&b, &c, second, CC_LAUNCH_DEFAULT}
@@ -946,8 +933,6 @@ test_launch_order (RefRng * rng)
   }
   for (int k = 0; k < 3; k++)
     cudaFree (d[k]);
-  cc_cuda_filter_free (first);
-  cc_cuda_filter_free (second);
   free (f);
   free (got);
   free (want);
@@ -1030,14 +1015,11 @@ test_selector (void)
     {CC_STRATEGY_SEPARABLE, 1, 1, 1, 32, 3000000, 0,
         CC_FAMILY_SEPARABLE_TILE_FP32},
   };
-  static float taps[CC_MAX_TAPS], factors[CC_MAX_SIDE];
+  static CcFilter f;
   int reached[CC_N_FAMILIES] = { 0 };
 
   for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++) {
     const int side = 2 * cases[k].radius + 1;
-    CcFilter f = { cases[k].radius, CC_RESPONSE_LINEAR, 0.0f, taps,
-      cases[k].separable ? factors : NULL, cases[k].separable ? factors : NULL
-    };
     /* 16-byte rows, or rows 3 samples past them */
     const size_t pitch = ((size_t) cases[k].width * cases[k].bytes + 15) / 16
         * 16 + (cases[k].unaligned ? 3 * cases[k].bytes : 0);
@@ -1048,16 +1030,17 @@ test_selector (void)
     CcFamily got = CC_N_FAMILIES;
     cudaError_t e;
 
+    f.radius = cases[k].radius;
+    f.response = CC_RESPONSE_LINEAR;
+    f.offset = 0.0f;
+    f.separable = cases[k].separable;
     for (int i = 0; i < side * side; i++)
-      taps[i] = 1.0f / (side * side);
+      f.taps[i] = 1.0f / (side * side);
     for (int i = 0; i < side; i++)
-      factors[i] = 1.0f / side;
+      f.col_taps[i] = f.row_taps[i] = 1.0f / side;
     dst.data = (void *) (uintptr_t) 0x200000;
     n_cases++;
-    e = cc_cuda_filter_set (cuda_filter, &f);
-    if (e == cudaSuccess)
-      e = cc_cuda_select_family (&src, &dst, cuda_filter, cases[k].strategy,
-          &got);
+    e = cc_cuda_select_family (&src, &dst, &f, cases[k].strategy, &got);
     if (e != cudaSuccess || got != cases[k].want) {
       n_failed++;
       printf ("FAIL selector case %zu (%dx%d %d-bit radius %d): got %s, want "
@@ -1094,18 +1077,18 @@ static void
 test_invalid_arguments (void)
 {
   unsigned char a[64], b[64];
-  float taps[CC_MAX_TAPS] = { 1.0f };
   CcComponent good = { a, 8, 8, 8, 1, CC_SAMPLE_U8, 0, 0 };
   CcComponent out = { b, 8, 8, 8, 1, CC_SAMPLE_U8, 0, 0 };
   CcComponent null_data = good, narrow_pitch = good, other_size = out;
   CcComponent deep = good, shifted = good, other_bits = out;
-  CcFilter too_wide = { CC_MAX_RADIUS + 1, CC_RESPONSE_LINEAR, 0, taps,
-    NULL, NULL
+  CcFilter too_wide = { .radius = CC_MAX_RADIUS + 1,
+    .response = CC_RESPONSE_LINEAR, .taps = {1.0f}
   };
-  CcFilter mag_too_wide = { CC_MAX_MAGNITUDE_RADIUS + 1, CC_RESPONSE_MAGNITUDE,
-    0, taps, NULL, NULL
+  CcFilter mag_too_wide = { .radius = CC_MAX_MAGNITUDE_RADIUS + 1,
+    .response = CC_RESPONSE_MAGNITUDE, .taps = {1.0f}
   };
-  CcFilter ok = { 0, CC_RESPONSE_LINEAR, 0, taps, NULL, NULL };
+  CcFilter ok = { .radius = 0, .response = CC_RESPONSE_LINEAR, .taps = {1.0f} };
+  CcFilter negative = ok, unknown_response = ok;
   null_data.data = NULL;
   narrow_pitch.pitch = 4;
   other_size.width = 7;
@@ -1113,6 +1096,8 @@ test_invalid_arguments (void)
   shifted.depth = 6;
   shifted.shift = 3;            /* 6 bits above 3 do not fit 8 */
   other_bits.depth = 7;         /* src and dst of different depths */
+  negative.radius = -1;
+  unknown_response.response = (CcResponse) 7;
 
 #ifdef KERNELS_CUDA
   unsigned char *d;
@@ -1124,46 +1109,35 @@ test_invalid_arguments (void)
   other_size.data = d + 64;
   deep.data = shifted.data = d;
   other_bits.data = d + 64;
-  /* the filter is checked when it is set; a filter that failed to be set
-   * is refused by launches */
+  /* every entry point checks the filter (cc_filter_valid) */
 #define CONVOLVE(s, o, f, border) \
-  (cc_cuda_filter_set (cuda_filter, f) \
-      || cc_cuda_convolve (s, o, cuda_filter, border, \
-          CC_STRATEGY_TILED_HALO, 0, CC_LAUNCH_DEFAULT, NULL))
-  expect_rejected ("set radius 16", cc_cuda_filter_set (cuda_filter,
-          &too_wide));
-  expect_rejected ("convolve with a filter whose setting failed",
-      cc_cuda_convolve (&good, &out, cuda_filter, CC_BORDER_CLAMP,
-          CC_STRATEGY_TILED_HALO, 0, CC_LAUNCH_DEFAULT, NULL));
-  CcCudaFilter *fresh = cc_cuda_filter_new ();
-  expect_rejected ("convolve with a filter never set", cc_cuda_convolve (&good,
-          &out, fresh, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, 0,
-          CC_LAUNCH_DEFAULT, NULL));
-  cc_cuda_filter_free (fresh);
+  cc_cuda_convolve (s, o, f, border, CC_STRATEGY_TILED_HALO, 0, \
+      CC_LAUNCH_DEFAULT, NULL)
+  CcFamily family;
+  expect_rejected ("select for radius 16", cc_cuda_select_family (&good, &out,
+          &too_wide, CC_STRATEGY_TILED_HALO, &family));
   expect_rejected ("convolve with no filter", cc_cuda_convolve (&good, &out,
           NULL, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, 0,
           CC_LAUNCH_DEFAULT, NULL));
-  cc_cuda_filter_set (cuda_filter, &ok);
   expect_rejected ("unknown strategy", cc_cuda_convolve (&good, &out,
-          cuda_filter, CC_BORDER_CLAMP, (CcStrategy) 7, 0, CC_LAUNCH_DEFAULT,
-          NULL));
+          &ok, CC_BORDER_CLAMP, (CcStrategy) 7, 0, CC_LAUNCH_DEFAULT, NULL));
   expect_rejected ("strategy auto, which the tuner resolves",
-      cc_cuda_convolve (&good, &out, cuda_filter, CC_BORDER_CLAMP,
+      cc_cuda_convolve (&good, &out, &ok, CC_BORDER_CLAMP,
           CC_STRATEGY_AUTO, 0, CC_LAUNCH_DEFAULT, NULL));
   expect_rejected ("separable strategy on a 2D filter",
-      cc_cuda_convolve (&good, &out, cuda_filter, CC_BORDER_CLAMP,
+      cc_cuda_convolve (&good, &out, &ok, CC_BORDER_CLAMP,
           CC_STRATEGY_SEPARABLE, 0, CC_LAUNCH_DEFAULT, NULL));
   expect_rejected ("a separable family on a 2D filter",
       cc_cuda_convolve_family (CC_FAMILY_SEPARABLE_TILE_FP32, &good, &out,
-          cuda_filter, CC_BORDER_CLAMP, 0, CC_LAUNCH_DEFAULT));
+          &ok, CC_BORDER_CLAMP, 0, CC_LAUNCH_DEFAULT));
   expect_rejected ("unknown family", cc_cuda_convolve_family
-      ((CcFamily) CC_N_FAMILIES, &good, &out, cuda_filter, CC_BORDER_CLAMP,
+      ((CcFamily) CC_N_FAMILIES, &good, &out, &ok, CC_BORDER_CLAMP,
           0, CC_LAUNCH_DEFAULT));
   expect_rejected ("unknown launch flag", cc_cuda_convolve (&good, &out,
-          cuda_filter, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, 0,
+          &ok, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, 0,
           (CcLaunchFlags) 6, NULL));
   expect_rejected ("tuner without a result pointer",
-      cc_cuda_fastest_strategy (&good, &out, cuda_filter, CC_BORDER_CLAMP, 0,
+      cc_cuda_fastest_strategy (&good, &out, &ok, CC_BORDER_CLAMP, 0,
           NULL, NULL));
 #else
 #define CONVOLVE(s, o, f, border) cc_cpu_convolve (s, o, f, border, 1)
@@ -1172,6 +1146,10 @@ test_invalid_arguments (void)
           CC_BORDER_CLAMP));
   expect_rejected ("magnitude radius past the limit", CONVOLVE (&good, &out,
           &mag_too_wide, CC_BORDER_CLAMP));
+  expect_rejected ("negative radius", CONVOLVE (&good, &out, &negative,
+          CC_BORDER_CLAMP));
+  expect_rejected ("unknown response", CONVOLVE (&good, &out,
+          &unknown_response, CC_BORDER_CLAMP));
   expect_rejected ("null data", CONVOLVE (&null_data, &out, &ok,
           CC_BORDER_CLAMP));
   expect_rejected ("pitch narrower than a row", CONVOLVE (&narrow_pitch, &out,
@@ -1204,7 +1182,6 @@ main (void)
         e != cudaSuccess ? cudaGetErrorString (e) : "none found");
     return 77;
   }
-  cuda_filter = cc_cuda_filter_new ();
 #endif
   ref_rng_seed (&rng, ref_test_seed ());
   test_sizes_radii_borders (&rng);
@@ -1224,9 +1201,6 @@ main (void)
   test_selector ();
 #endif
   test_invalid_arguments ();
-#ifdef KERNELS_CUDA
-  cc_cuda_filter_free (cuda_filter);
-#endif
   printf ("%d passed, %d failed\n", n_cases - n_failed, n_failed);
   return n_failed ? 1 : 0;
 }

@@ -7,7 +7,7 @@
  * output row needs in a ring, widened to floats with their ghost cells, so
  * every source row is widened once per band rather than once per tap row.
  *
- * Separable filters (factors present) take a column pass over the ring into
+ * Separable filters (their factors set) take a column pass over the ring into
  * one padded row, then a row pass: 2(2r+1) multiply-adds per sample. */
 #include <errno.h>
 #include <math.h>
@@ -352,16 +352,11 @@ static int
 convolve (const CcComponent * src, const CcComponent * dst,
     const CcFilter * filter, CcBorder border, int n_threads, int lanes)
 {
-  if (!cc_component_valid (src) || !cc_component_valid (dst) || !filter
-      || !filter->taps || src->width != dst->width || src->height != dst->height
-      || src->sample != dst->sample
+  if (!cc_component_valid (src) || !cc_component_valid (dst)
+      || !cc_filter_valid (filter) || src->width != dst->width
+      || src->height != dst->height || src->sample != dst->sample
       || cc_component_depth (src) != cc_component_depth (dst)
-      || src->shift != dst->shift || (unsigned) border > CC_BORDER_WRAP
-      || filter->radius < 0 || filter->radius > CC_MAX_RADIUS
-      || (filter->response != CC_RESPONSE_LINEAR
-          && filter->response != CC_RESPONSE_MAGNITUDE)
-      || (filter->response == CC_RESPONSE_MAGNITUDE
-          && filter->radius > CC_MAX_MAGNITUDE_RADIUS))
+      || src->shift != dst->shift || (unsigned) border > CC_BORDER_WRAP)
     return EINVAL;
 
   Job job = { src, dst, filter, border, lanes, 1, {0} };

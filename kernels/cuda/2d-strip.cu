@@ -47,7 +47,7 @@ launch_dependent (void (*kernel) (Params...), dim3 grid, dim3 block,
 /* Whether the filter's taps times 2^24 stay finite (|w| < 2^104): the
  * kernels that widen 8-bit samples as subnormal halves need them so */
 static bool
-scaled_taps_finite (const CcCudaFilter & f)
+scaled_taps_finite (const CcFilter & f)
 {
   const int side = 2 * f.radius + 1;
   for (int k = 0; k < side * side; k++)

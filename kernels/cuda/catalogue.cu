@@ -1,11 +1,10 @@
-/* cudaconv: the CUDA kernels' host API: filters, argument checks, the
- * selector that picks a kernel family, the strategy tuner, and fills.
+/* cudaconv: the CUDA kernels' host API: argument checks, the selector
+ * that picks a kernel family, the strategy tuner, and fills.
  *
  * Every family is compiled in its own translation unit (the .cu beside its
  * .cuh); this one holds no convolution kernel. */
 #include <algorithm>
 #include <climits>
-#include <new>
 
 #include "families.cuh"
 
@@ -58,48 +57,9 @@ component_args (const CcComponent * c)
   return a;
 }
 
-extern "C" CcCudaFilter *
-cc_cuda_filter_new (void)
-{
-  return new (std::nothrow) CcCudaFilter ();
-}
-
-extern "C" void
-cc_cuda_filter_free (CcCudaFilter * filter)
-{
-  delete filter;
-}
-
-extern "C" cudaError_t
-cc_cuda_filter_set (CcCudaFilter * filter, const CcFilter * taps)
-{
-  if (!filter)
-    return cudaErrorInvalidValue;
-  filter->set = false;
-  const int max = taps && taps->response == CC_RESPONSE_MAGNITUDE ?
-      CC_MAX_MAGNITUDE_RADIUS : CC_MAX_RADIUS;
-  if (!taps || !taps->taps || taps->radius < 0 || taps->radius > max
-      || (taps->response != CC_RESPONSE_LINEAR
-          && taps->response != CC_RESPONSE_MAGNITUDE))
-    return cudaErrorInvalidValue;
-  const int side = 2 * taps->radius + 1;
-  filter->radius = taps->radius;
-  filter->response = taps->response;
-  filter->offset = taps->offset;
-  filter->separable = cc_filter_is_separable (taps);
-  std::copy_n (taps->taps, cc_filter_n_taps (taps->radius, taps->response),
-      filter->taps);
-  if (filter->separable) {
-    std::copy_n (taps->col_taps, side, filter->col);
-    std::copy_n (taps->row_taps, side, filter->row);
-  }
-  filter->set = true;
-  return cudaSuccess;
-}
-
 static bool
 convolve_args_valid (const CcComponent * src, const CcComponent * dst,
-    const CcCudaFilter * filter)
+    const CcFilter * filter)
 {
   /* the column kernels' tiles are the smallest (2d-row-block.cu asserts
    * it); blocks are numbered by an int */
@@ -111,12 +71,12 @@ convolve_args_valid (const CcComponent * src, const CcComponent * dst,
       && src->width == dst->width && src->height == dst->height
       && src->sample == dst->sample
       && cc_component_depth (src) == cc_component_depth (dst)
-      && src->shift == dst->shift && filter && filter->set;
+      && src->shift == dst->shift && cc_filter_valid (filter);
 }
 
 static Launch
 make_launch (const CcComponent * src, const CcComponent * dst,
-    const CcCudaFilter * filter, CcBorder border, cudaStream_t stream,
+    const CcFilter * filter, CcBorder border, cudaStream_t stream,
     CcLaunchFlags flags)
 {
   Launch l;
@@ -146,7 +106,7 @@ radius_in (const FamilyRadii & r, const Launch & l)
 static bool
 family_takes (CcFamily family, const Launch & l)
 {
-  const bool separable = l.filter->separable;
+  const bool separable = cc_filter_is_separable (l.filter);
   if (!radius_in (family_radii[family], l))
     return false;
   switch (family) {
@@ -238,7 +198,7 @@ launch_family (CcFamily family, const Launch & l)
 
 static bool
 launch_args_valid (const CcComponent * src, const CcComponent * dst,
-    const CcCudaFilter * filter, CcBorder border, CcLaunchFlags flags)
+    const CcFilter * filter, CcBorder border, CcLaunchFlags flags)
 {
   return convolve_args_valid (src, dst, filter)
       && (unsigned) border <= CC_BORDER_WRAP
@@ -247,7 +207,7 @@ launch_args_valid (const CcComponent * src, const CcComponent * dst,
 
 extern "C" cudaError_t
 cc_cuda_select_family (const CcComponent * src, const CcComponent * dst,
-    const CcCudaFilter * filter, CcStrategy strategy, CcFamily * family)
+    const CcFilter * filter, CcStrategy strategy, CcFamily * family)
 {
   if (!family || !convolve_args_valid (src, dst, filter))
     return cudaErrorInvalidValue;
@@ -259,7 +219,7 @@ cc_cuda_select_family (const CcComponent * src, const CcComponent * dst,
 
 extern "C" cudaError_t
 cc_cuda_convolve (const CcComponent * src, const CcComponent * dst,
-    const CcCudaFilter * filter, CcBorder border, CcStrategy strategy,
+    const CcFilter * filter, CcBorder border, CcStrategy strategy,
     cudaStream_t stream, CcLaunchFlags flags, CcFamily * ran)
 {
   if (!launch_args_valid (src, dst, filter, border, flags))
@@ -275,7 +235,7 @@ cc_cuda_convolve (const CcComponent * src, const CcComponent * dst,
 
 extern "C" int
 cc_cuda_family_takes (CcFamily family, const CcComponent * src,
-    const CcComponent * dst, const CcCudaFilter * filter)
+    const CcComponent * dst, const CcFilter * filter)
 {
   if ((unsigned) family >= CC_N_FAMILIES
       || !convolve_args_valid (src, dst, filter))
@@ -286,7 +246,7 @@ cc_cuda_family_takes (CcFamily family, const CcComponent * src,
 
 extern "C" cudaError_t
 cc_cuda_convolve_family (CcFamily family, const CcComponent * src,
-    const CcComponent * dst, const CcCudaFilter * filter, CcBorder border,
+    const CcComponent * dst, const CcFilter * filter, CcBorder border,
     cudaStream_t stream, CcLaunchFlags flags)
 {
   if ((unsigned) family >= CC_N_FAMILIES
@@ -300,7 +260,7 @@ cc_cuda_convolve_family (CcFamily family, const CcComponent * src,
 
 extern "C" cudaError_t
 cc_cuda_fastest_strategy (const CcComponent * src, const CcComponent * dst,
-    const CcCudaFilter * filter, CcBorder border, cudaStream_t stream,
+    const CcFilter * filter, CcBorder border, cudaStream_t stream,
     CcStrategy * fastest, float *ms)
 {
   if (!fastest || !launch_args_valid (src, dst, filter, border,

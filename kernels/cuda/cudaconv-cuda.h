@@ -41,6 +41,14 @@ const char *cc_family_name (CcFamily family);
 int cc_family_radii (CcFamily family, CcSampleType sample, int *min_radius,
     int *max_radius);
 
+/* Every function that convolves takes a CcFilter (cudaconv-kernel-types.h)
+ * in host memory, cudaErrorInvalidValue where cc_filter_valid says no. Each
+ * launch copies the taps its kernel needs into the kernel's parameters,
+ * which the kernel reads through the constant cache: so there is no limit
+ * on filters per process or device, and a filter may change between
+ * launches with no upload and no wait, a launch taking it as it is when it
+ * is queued. */
+
 /* What a launch may assume about the work queued before it on its stream.
  * On GPUs with programmatic dependent launch (compute capability 9.0+) the
  * kernels for radius <= 2 on planes that move as vectors have their blocks

@@ -1,7 +1,7 @@
 /* cudaconv: what the kernel families' host launchers share: the launch's
- * arguments, the filter object, radius and sample-type dispatch, and the
- * launch helpers. Host code, included by every family's .cu and by
- * catalogue.cu. */
+ * arguments, radius and sample-type dispatch, the filter's taps as the
+ * kernels take them, and the launch helpers. Host code, included by every
+ * family's .cu and by catalogue.cu. */
 #ifndef CUDACONV_LAUNCH_CUH
 #define CUDACONV_LAUNCH_CUH
 
@@ -19,23 +19,12 @@
 /* devices whose facts are remembered (others ask on every launch) */
 #define CC_CUDA_MAX_DEVICES 64
 
-struct CcCudaFilter {
-  bool set;
-  int radius;
-  CcResponse response;
-  float offset;
-  bool separable;
-  float taps[CC_MAX_TAPS];
-  float col[CC_MAX_SIDE];
-  float row[CC_MAX_SIDE];
-};
-
 /* One convolution as the selector and the launchers see it. */
 struct Launch {
   int width, height;
   ComponentArgs src, dst;
   CcSampleType sample;
-  const CcCudaFilter *filter;
+  const CcFilter *filter;       /* valid (cc_filter_valid) */
   float offset;                 /* in raw units (cc_component_raw_offset) */
   CcBorder border;
   bool src_ready;               /* CC_LAUNCH_SRC_READY */
@@ -97,9 +86,11 @@ with_kernel_separable (const Launch & l, Ret outside, Body body)
   return of_type (uint16_t ());
 }
 
-/* The filter's 2D taps as the kernel of radius R takes them, times scale */
+/* The filter's 2D taps as the kernel of radius R takes them, times scale:
+ * copied into the kernel parameter, so the filter may change once the
+ * launch is queued */
 template < int R, bool MAGNITUDE > static Taps2D < R, MAGNITUDE >
-taps_2d (const CcCudaFilter & f, float scale = 1.0f)
+taps_2d (const CcFilter & f, float scale = 1.0f)
 {
   Taps2D < R, MAGNITUDE > t;
   for (int k = 0; k < Taps2D < R, MAGNITUDE >::COUNT; k++)
@@ -108,11 +99,11 @@ taps_2d (const CcCudaFilter & f, float scale = 1.0f)
 }
 
 template < int R > static TapsSeparable < R >
-taps_separable (const CcCudaFilter & f)
+taps_separable (const CcFilter & f)
 {
   TapsSeparable < R > t;
-  std::memcpy (t.col, f.col, sizeof (t.col));
-  std::memcpy (t.row, f.row, sizeof (t.row));
+  std::memcpy (t.col, f.col_taps, sizeof (t.col));
+  std::memcpy (t.row, f.row_taps, sizeof (t.row));
   return t;
 }
 
