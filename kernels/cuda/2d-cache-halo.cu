@@ -2,6 +2,14 @@
 #include "families.cuh"
 #include "2d-cache-halo.cuh"
 
+/* The halo's loads move whole quads, so the rows must be in them */
+bool
+cache_halo_2d_fits (const Launch & l)
+{
+  return l.sample == CC_SAMPLE_U8 ? moves_as_quads < uint8_t > (l.src) :
+      moves_as_quads < uint16_t > (l.src);
+}
+
 cudaError_t
 launch_2d_cache_halo (const Launch & l)
 {

@@ -104,7 +104,7 @@ launch_strip (const Launch & l)
       l.offset, l.border, l.src_ready);
 }
 
-cudaError_t
+static cudaError_t
 launch_2d_strip (const Launch & l, bool tiled_halo)
 {
   return with_kernel_2d < STRIP_2D_MAX_RADIUS > (l, cudaErrorInvalidValue,
@@ -124,4 +124,16 @@ launch_2d_strip (const Launch & l, bool tiled_halo)
         }
         return cudaErrorInvalidValue;
       });
+}
+
+cudaError_t
+launch_2d_strip_tiled_halo (const Launch & l)
+{
+  return launch_2d_strip (l, true);
+}
+
+cudaError_t
+launch_2d_strip_cache_halo (const Launch & l)
+{
+  return launch_2d_strip (l, false);
 }

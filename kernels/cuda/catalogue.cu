@@ -1,5 +1,6 @@
-/* cudaconv: the CUDA kernels' host API: argument checks, the selector
- * that picks a kernel family, the strategy tuner, and fills.
+/* cudaconv: the CUDA kernels' host API: the catalogue of kernel families,
+ * argument checks, the selector that picks a family, the strategy tuner,
+ * and fills.
  *
  * Every family is compiled in its own translation unit (the .cu beside its
  * .cuh); this one holds no convolution kernel. */
@@ -13,16 +14,103 @@
 /* launches per timed sample of the tuner */
 #define TUNE_BATCH 4
 
-static const char *const family_names[CC_N_FAMILIES] = {
-  "2d-strip-tiled-halo", "2d-strip-cache-halo", "2d-row-block",
-  "2d-tiled-halo", "2d-cache-halo", "separable-strip-mma",
-  "separable-strip-fp32", "separable-tile-mma", "separable-tile-fp32"
+/* What the catalogue's rows ask beyond a family's radii: nothing of the
+ * planes, */
+static bool
+any_plane (const Launch &)
+{
+  return true;
+}
+
+/* or a filter with factors, and what takes asks of the planes */
+template < bool (*takes) (const Launch &) > static bool
+with_factors (const Launch & l)
+{
+  return cc_filter_is_separable (l.filter) && takes (l);
+}
+
+/* The catalogue: one row per kernel family, in CcFamily's order: its name,
+ * the radii it is compiled for (radii.cuh), what it asks beyond them of
+ * the filter and of the planes, and its launcher (families.cuh). A new
+ * family is a CcFamily value, a row here, its place in a strategy's list,
+ * and its files (their entry points in families.cuh, their unit in
+ * kernels/meson.build). */
+struct Family {
+  CcFamily family;
+  const char *name;
+  FamilyRadii radii;
+  bool (*takes) (const Launch & l);
+  cudaError_t (*launch) (const Launch & l);
+};
+
+static constexpr Family catalogue[] = {
+  /* rows in whole vectors, a strip tall, the grid not too tall */
+  {CC_FAMILY_2D_STRIP_TILED_HALO, "2d-strip-tiled-halo", STRIP_2D_RADII,
+      strip_2d_fits, launch_2d_strip_tiled_halo},
+  {CC_FAMILY_2D_STRIP_CACHE_HALO, "2d-strip-cache-halo", STRIP_2D_RADII,
+      strip_2d_fits, launch_2d_strip_cache_halo},
+  {CC_FAMILY_2D_ROW_BLOCK, "2d-row-block", ROW_BLOCK_RADII, any_plane,
+      launch_2d_row_block},
+  {CC_FAMILY_2D_TILED_HALO, "2d-tiled-halo", TILE_2D_RADII, any_plane,
+      launch_2d_tiled_halo},
+  /* rows in whole quads, the halo's loads */
+  {CC_FAMILY_2D_CACHE_HALO, "2d-cache-halo", TILE_2D_RADII,
+      cache_halo_2d_fits, launch_2d_cache_halo},
+  /* rows on 8 bytes, the grid not too tall */
+  {CC_FAMILY_SEPARABLE_STRIP_MMA, "separable-strip-mma", STRIP_MMA_RADII,
+      with_factors < separable_strip_mma_fits >, launch_separable_strip_mma},
+  /* rows in whole quads, a strip tall, the grid not too tall */
+  {CC_FAMILY_SEPARABLE_STRIP_FP32, "separable-strip-fp32", STRIP_FP32_RADII,
+      with_factors < separable_strip_fp32_fits >, launch_separable_strip_fp32},
+  {CC_FAMILY_SEPARABLE_TILE_MMA, "separable-tile-mma", TILE_MMA_RADII,
+      with_factors < any_plane >, launch_separable_tile_mma},
+  {CC_FAMILY_SEPARABLE_TILE_FP32, "separable-tile-fp32", TILE_FP32_RADII,
+      with_factors < any_plane >, launch_separable_tile_fp32},
+};
+
+/* catalogue[family] must be that family's row */
+static constexpr bool
+rows_in_family_order ()
+{
+  for (int k = 0; k < CC_N_FAMILIES; k++)
+    if (catalogue[k].family != k)
+      return false;
+  return true;
+}
+
+static_assert (sizeof (catalogue) / sizeof (catalogue[0]) == CC_N_FAMILIES
+    && rows_in_family_order (), "one row per family, in CcFamily's order");
+
+/* The selector: per strategy, the families in the order they are tried;
+ * the first whose conditions hold runs. At small radii a strip beats a 2D
+ * tile, whose halo costs more than its multiply-adds; among the separable
+ * families the streaming ones beat the tiles where they fit, and the
+ * tensor cores beat the FP32 units from the radii their rows give them
+ * (docs/kernels.md has the measurements). The last family of each list
+ * takes every plane. */
+struct Strategy {
+  int n_families;
+  CcFamily families[4];
+};
+
+static const Strategy strategies[CC_N_STRATEGIES] = {
+  /* CC_STRATEGY_AUTO: resolved by the tuner, never launched */
+  {0, {}},
+  /* CC_STRATEGY_TILED_HALO */
+  {3, {CC_FAMILY_2D_STRIP_TILED_HALO, CC_FAMILY_2D_ROW_BLOCK,
+              CC_FAMILY_2D_TILED_HALO}},
+  /* CC_STRATEGY_CACHE_HALO: on packed pixels, the tiled-halo families */
+  {4, {CC_FAMILY_2D_STRIP_CACHE_HALO, CC_FAMILY_2D_CACHE_HALO,
+              CC_FAMILY_2D_ROW_BLOCK, CC_FAMILY_2D_TILED_HALO}},
+  /* CC_STRATEGY_SEPARABLE */
+  {4, {CC_FAMILY_SEPARABLE_STRIP_MMA, CC_FAMILY_SEPARABLE_STRIP_FP32,
+              CC_FAMILY_SEPARABLE_TILE_MMA, CC_FAMILY_SEPARABLE_TILE_FP32}},
 };
 
 extern "C" const char *
 cc_family_name (CcFamily family)
 {
-  return (unsigned) family < CC_N_FAMILIES ? family_names[family] : NULL;
+  return (unsigned) family < CC_N_FAMILIES ? catalogue[family].name : NULL;
 }
 
 extern "C" int
@@ -31,7 +119,7 @@ cc_family_radii (CcFamily family, CcSampleType sample, int *min_radius,
 {
   if ((unsigned) family >= CC_N_FAMILIES || !min_radius || !max_radius)
     return 0;
-  const FamilyRadii & r = family_radii[family];
+  const FamilyRadii & r = catalogue[family].radii;
   *min_radius = sample == CC_SAMPLE_U8 ? r.min_8 : r.min_16;
   *max_radius = sample == CC_SAMPLE_U8 ? r.max_8 : r.max_16;
   return *min_radius <= *max_radius;
@@ -101,69 +189,23 @@ radius_in (const FamilyRadii & r, const Launch & l)
       l.radius () >= r.min_16 && l.radius () <= r.max_16;
 }
 
-/* The conditions of each family of the catalogue: its radii
- * (family_radii), the filter it needs, and what it asks of the planes. */
+/* Whether the family's row takes l: its radii, then its conditions */
 static bool
 family_takes (CcFamily family, const Launch & l)
 {
-  const bool separable = cc_filter_is_separable (l.filter);
-  if (!radius_in (family_radii[family], l))
-    return false;
-  switch (family) {
-    case CC_FAMILY_2D_STRIP_TILED_HALO:
-    case CC_FAMILY_2D_STRIP_CACHE_HALO:
-      /* rows in whole vectors, a strip tall, the grid not too tall */
-      return strip_2d_fits (l);
-    case CC_FAMILY_2D_ROW_BLOCK:
-    case CC_FAMILY_2D_TILED_HALO:
-      return true;
-    case CC_FAMILY_2D_CACHE_HALO:
-      /* rows in whole quads, the halo's loads */
-      return l.sample == CC_SAMPLE_U8 ? moves_as_quads < uint8_t > (l.src) :
-          moves_as_quads < uint16_t > (l.src);
-    case CC_FAMILY_SEPARABLE_STRIP_MMA:
-      /* rows on 8 bytes, the grid not too tall */
-      return separable && separable_strip_mma_fits (l);
-    case CC_FAMILY_SEPARABLE_STRIP_FP32:
-      /* rows in whole quads, a strip tall, the grid not too tall */
-      return separable && separable_strip_fp32_fits (l);
-    case CC_FAMILY_SEPARABLE_TILE_MMA:
-    case CC_FAMILY_SEPARABLE_TILE_FP32:
-      return separable;
-  }
-  return false;
+  const Family & f = catalogue[family];
+  return radius_in (f.radii, l) && f.takes (l);
 }
-
-/* The selector: per strategy, the families in the order they are tried;
- * the first whose conditions hold runs. At small radii a strip beats a 2D
- * tile, whose halo costs more than its multiply-adds; among the separable
- * families the streaming ones beat the tiles where they fit, and the
- * tensor cores beat the FP32 units from the radii family_radii gives them
- * (docs/kernels.md has the measurements). The last family of each list
- * takes every plane. */
-static const CcFamily strategy_families[CC_N_STRATEGIES][4] = {
-  /* CC_STRATEGY_AUTO: resolved by the tuner, never launched */
-  {},
-  /* CC_STRATEGY_TILED_HALO */
-  {CC_FAMILY_2D_STRIP_TILED_HALO, CC_FAMILY_2D_ROW_BLOCK,
-      CC_FAMILY_2D_TILED_HALO},
-  /* CC_STRATEGY_CACHE_HALO: on packed pixels, the tiled-halo families */
-  {CC_FAMILY_2D_STRIP_CACHE_HALO, CC_FAMILY_2D_CACHE_HALO,
-      CC_FAMILY_2D_ROW_BLOCK, CC_FAMILY_2D_TILED_HALO},
-  /* CC_STRATEGY_SEPARABLE */
-  {CC_FAMILY_SEPARABLE_STRIP_MMA, CC_FAMILY_SEPARABLE_STRIP_FP32,
-      CC_FAMILY_SEPARABLE_TILE_MMA, CC_FAMILY_SEPARABLE_TILE_FP32},
-};
-static const int strategy_n_families[CC_N_STRATEGIES] = { 0, 3, 4, 4 };
 
 static bool
 select_family (CcStrategy strategy, const Launch & l, CcFamily * family)
 {
   if ((unsigned) strategy >= CC_N_STRATEGIES)
     return false;
-  for (int k = 0; k < strategy_n_families[strategy]; k++) {
-    if (family_takes (strategy_families[strategy][k], l)) {
-      *family = strategy_families[strategy][k];
+  const Strategy & list = strategies[strategy];
+  for (int k = 0; k < list.n_families; k++) {
+    if (family_takes (list.families[k], l)) {
+      *family = list.families[k];
       return true;
     }
   }
@@ -173,27 +215,7 @@ select_family (CcStrategy strategy, const Launch & l, CcFamily * family)
 static cudaError_t
 launch_family (CcFamily family, const Launch & l)
 {
-  switch (family) {
-    case CC_FAMILY_2D_STRIP_TILED_HALO:
-      return launch_2d_strip (l, true);
-    case CC_FAMILY_2D_STRIP_CACHE_HALO:
-      return launch_2d_strip (l, false);
-    case CC_FAMILY_2D_ROW_BLOCK:
-      return launch_2d_row_block (l);
-    case CC_FAMILY_2D_TILED_HALO:
-      return launch_2d_tiled_halo (l);
-    case CC_FAMILY_2D_CACHE_HALO:
-      return launch_2d_cache_halo (l);
-    case CC_FAMILY_SEPARABLE_STRIP_MMA:
-      return launch_separable_strip_mma (l);
-    case CC_FAMILY_SEPARABLE_STRIP_FP32:
-      return launch_separable_strip_fp32 (l);
-    case CC_FAMILY_SEPARABLE_TILE_MMA:
-      return launch_separable_tile_mma (l);
-    case CC_FAMILY_SEPARABLE_TILE_FP32:
-      return launch_separable_tile_fp32 (l);
-  }
-  return cudaErrorInvalidValue;
+  return catalogue[family].launch (l);
 }
 
 static bool

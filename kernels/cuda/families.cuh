@@ -1,4 +1,4 @@
-/* cudaconv: what the selector (catalogue.cu) and the families' launchers
+/* cudaconv: what the catalogue (catalogue.cu) and the families' launchers
  * (one .cu each) share: each family's entry points, and the compile-time
  * view of the radii it takes (radii.cuh). */
 #ifndef CUDACONV_FAMILIES_CUH
@@ -8,25 +8,28 @@
 #include "radii.cuh"
 
 /* The compile-time view of a family's radii, for with_kernel_separable */
-template < CcFamily F > struct RadiiOf {
+template < const FamilyRadii & RADII > struct RadiiOf {
   template < typename T > static constexpr int min ()
   {
-    return sizeof (T) == 1 ? family_radii[F].min_8 : family_radii[F].min_16;
+    return sizeof (T) == 1 ? RADII.min_8 : RADII.min_16;
   }
   template < typename T > static constexpr int max ()
   {
-    return sizeof (T) == 1 ? family_radii[F].max_8 : family_radii[F].max_16;
+    return sizeof (T) == 1 ? RADII.max_8 : RADII.max_16;
   }
 };
 
 /* Each family's launcher, and for the families that need more than a
  * radius, the conditions they put on the planes (row alignment, grid
  * limits): true where the launcher can take l. A launcher given what its
- * conditions refuse returns cudaErrorInvalidValue. */
+ * conditions refuse returns cudaErrorInvalidValue. The catalogue's row of
+ * each family names them. */
 bool strip_2d_fits (const Launch & l);
-cudaError_t launch_2d_strip (const Launch & l, bool tiled_halo);
+cudaError_t launch_2d_strip_tiled_halo (const Launch & l);
+cudaError_t launch_2d_strip_cache_halo (const Launch & l);
 cudaError_t launch_2d_row_block (const Launch & l);
 cudaError_t launch_2d_tiled_halo (const Launch & l);
+bool cache_halo_2d_fits (const Launch & l);
 cudaError_t launch_2d_cache_halo (const Launch & l);
 bool separable_strip_mma_fits (const Launch & l);
 cudaError_t launch_separable_strip_mma (const Launch & l);

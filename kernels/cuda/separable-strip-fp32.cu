@@ -18,7 +18,7 @@ strip_chunks (const Launch & l)
 bool
 separable_strip_fp32_fits (const Launch & l)
 {
-  return with_kernel_separable < RadiiOf < CC_FAMILY_SEPARABLE_STRIP_FP32 > >
+  return with_kernel_separable < RadiiOf < STRIP_FP32_RADII > >
       (l, false,[&](auto t, auto r) {
         return strip_chunks < decltype (t), decltype (r)::value > (l) > 0;
       });
@@ -27,7 +27,7 @@ separable_strip_fp32_fits (const Launch & l)
 cudaError_t
 launch_separable_strip_fp32 (const Launch & l)
 {
-  return with_kernel_separable < RadiiOf < CC_FAMILY_SEPARABLE_STRIP_FP32 > >
+  return with_kernel_separable < RadiiOf < STRIP_FP32_RADII > >
       (l, cudaErrorInvalidValue,[&](auto t, auto r) {
         typedef decltype (t) T;
         constexpr int R = decltype (r)::value;

@@ -37,7 +37,7 @@ strip_steps (const Launch & l)
 bool
 separable_strip_mma_fits (const Launch & l)
 {
-  return with_kernel_separable < RadiiOf < CC_FAMILY_SEPARABLE_STRIP_MMA > >
+  return with_kernel_separable < RadiiOf < STRIP_MMA_RADII > >
       (l, false,[&](auto t, auto r) {
         return strip_steps < decltype (t), decltype (r)::value > (l) > 0;
       });
@@ -46,7 +46,7 @@ separable_strip_mma_fits (const Launch & l)
 cudaError_t
 launch_separable_strip_mma (const Launch & l)
 {
-  return with_kernel_separable < RadiiOf < CC_FAMILY_SEPARABLE_STRIP_MMA > >
+  return with_kernel_separable < RadiiOf < STRIP_MMA_RADII > >
       (l, cudaErrorInvalidValue,[&](auto t, auto r) {
         typedef decltype (t) T;
         constexpr int R = decltype (r)::value;

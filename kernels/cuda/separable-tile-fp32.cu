@@ -6,7 +6,7 @@
 cudaError_t
 launch_separable_tile_fp32 (const Launch & l)
 {
-  return with_kernel_separable < RadiiOf < CC_FAMILY_SEPARABLE_TILE_FP32 > >
+  return with_kernel_separable < RadiiOf < TILE_FP32_RADII > >
       (l, cudaErrorInvalidValue,[&](auto t, auto r) {
         typedef decltype (t) T;
         constexpr int R = decltype (r)::value;

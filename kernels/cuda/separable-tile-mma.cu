@@ -6,7 +6,7 @@
 cudaError_t
 launch_separable_tile_mma (const Launch & l)
 {
-  return with_kernel_separable < RadiiOf < CC_FAMILY_SEPARABLE_TILE_MMA > >
+  return with_kernel_separable < RadiiOf < TILE_MMA_RADII > >
       (l, cudaErrorInvalidValue,[&](auto, auto r) {
         constexpr int R = decltype (r)::value;
         return launch_column_tiles (conv_separable < R >,
