@@ -23,8 +23,8 @@
  * instructions. Rim tiles are about 9% of a 3840x2160 plane's. Radii up to
  * STRIP_2D_MAX_RADIUS on planes whose rows move as vectors take the strip
  * kernel instead (2d-strip.cuh). */
-#ifndef CUDACONV_CACHE_HALO_CUH
-#define CUDACONV_CACHE_HALO_CUH
+#ifndef CUDACONV_2D_CACHE_HALO_CUH
+#define CUDACONV_2D_CACHE_HALO_CUH
 
 #include "device.cuh"
 #include "2d-tiled-halo.cuh"
@@ -146,4 +146,4 @@ conv_cache_halo (ComponentArgs src, ComponentArgs dst,
         offset, border);
 }
 
-#endif /* CUDACONV_CACHE_HALO_CUH */
+#endif /* CUDACONV_2D_CACHE_HALO_CUH */

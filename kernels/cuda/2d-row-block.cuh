@@ -15,8 +15,8 @@
  * and the halo's quads left and right of the tile follow. Tiles whose
  * window leaves the plane, and planes that are not quad-aligned, take the
  * general WindowStage, which resolves ghost cells. */
-#ifndef CUDACONV_ROW_BLOCK_CUH
-#define CUDACONV_ROW_BLOCK_CUH
+#ifndef CUDACONV_2D_ROW_BLOCK_CUH
+#define CUDACONV_2D_ROW_BLOCK_CUH
 
 #include "device.cuh"
 #include "radii.cuh"
@@ -249,4 +249,4 @@ conv_row_block (ComponentArgs src, ComponentArgs dst,
   }
 }
 
-#endif /* CUDACONV_ROW_BLOCK_CUH */
+#endif /* CUDACONV_2D_ROW_BLOCK_CUH */

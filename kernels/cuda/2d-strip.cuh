@@ -47,8 +47,8 @@
  * all run at once (one wave), so the slowest sets the kernel's time; a
  * second, ghost-free copy for the inner warps made the others spill and
  * end later (docs/kernels.md). */
-#ifndef CUDACONV_STRIP_CUH
-#define CUDACONV_STRIP_CUH
+#ifndef CUDACONV_2D_STRIP_CUH
+#define CUDACONV_2D_STRIP_CUH
 
 #include "device.cuh"
 #include "dependent-launch.cuh"
@@ -547,4 +547,4 @@ conv_strip (ComponentArgs src, ComponentArgs dst,
       start, bias, src_ready, stage[STAGED ? threadIdx.y : 0]);
 }
 
-#endif /* CUDACONV_STRIP_CUH */
+#endif /* CUDACONV_2D_STRIP_CUH */

@@ -17,8 +17,8 @@
  *    conflicts.
  * Radii up to ROW_BLOCK_MAX_RADIUS take the row-block kernel instead
  * (2d-row-block.cuh). */
-#ifndef CUDACONV_TILED_HALO_CUH
-#define CUDACONV_TILED_HALO_CUH
+#ifndef CUDACONV_2D_TILED_HALO_CUH
+#define CUDACONV_2D_TILED_HALO_CUH
 
 #include "device.cuh"
 
@@ -183,4 +183,4 @@ conv_tiled_halo (ComponentArgs src, ComponentArgs dst,
           blockIdx.x, Tile64::TILE_H), taps.w, offset, border);
 }
 
-#endif /* CUDACONV_TILED_HALO_CUH */
+#endif /* CUDACONV_2D_TILED_HALO_CUH */

@@ -45,8 +45,8 @@
  * On an H100 this kernel beats the tile kernels up to r4
  * (STRIP_FP32_MAX_RADIUS); the tensor-core streaming kernel takes 8-bit planes
  * from r3 and 16-bit ones from r5 (docs/kernels.md). */
-#ifndef CUDACONV_SEPARABLE_STRIP_CUH
-#define CUDACONV_SEPARABLE_STRIP_CUH
+#ifndef CUDACONV_SEPARABLE_STRIP_FP32_CUH
+#define CUDACONV_SEPARABLE_STRIP_FP32_CUH
 
 #include "device.cuh"
 #include "radii.cuh"
@@ -412,4 +412,4 @@ conv_separable_strip (ComponentArgs src, ComponentArgs dst,
         first, chunks, stage[threadIdx.y]);
 }
 
-#endif /* CUDACONV_SEPARABLE_STRIP_CUH */
+#endif /* CUDACONV_SEPARABLE_STRIP_FP32_CUH */

@@ -50,8 +50,8 @@
  *
  * On an H100 this kernel beats the tile kernels at r3 to r8 and the FP32
  * streaming kernel at r3 and r4 on 8-bit planes only (docs/kernels.md). */
-#ifndef CUDACONV_SEPARABLE_MMA_STRIP_CUH
-#define CUDACONV_SEPARABLE_MMA_STRIP_CUH
+#ifndef CUDACONV_SEPARABLE_STRIP_MMA_CUH
+#define CUDACONV_SEPARABLE_STRIP_MMA_CUH
 
 #include "device.cuh"
 #include "mma.cuh"
@@ -628,4 +628,4 @@ conv_separable_mma_strip (ComponentArgs src, ComponentArgs dst,
   ms_copies_wait < 0 > ();
 }
 
-#endif /* CUDACONV_SEPARABLE_MMA_STRIP_CUH */
+#endif /* CUDACONV_SEPARABLE_STRIP_MMA_CUH */

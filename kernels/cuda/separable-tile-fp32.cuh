@@ -17,8 +17,8 @@
  * TileFp32::RUN + 2r samples read as 16-byte vectors. Consecutive lanes take
  * consecutive rows, and both row pitches are 4 floats past a multiple of 8,
  * so the eight lanes of each vector phase hit eight different bank groups. */
-#ifndef CUDACONV_SEPARABLE_FP32_CUH
-#define CUDACONV_SEPARABLE_FP32_CUH
+#ifndef CUDACONV_SEPARABLE_TILE_FP32_CUH
+#define CUDACONV_SEPARABLE_TILE_FP32_CUH
 
 #include "device.cuh"
 
@@ -136,4 +136,4 @@ conv_separable_fp32 (ComponentArgs src, ComponentArgs dst,
       y0 + threadIdx.y * Tile64::RUN, acc, offset);
 }
 
-#endif /* CUDACONV_SEPARABLE_FP32_CUH */
+#endif /* CUDACONV_SEPARABLE_TILE_FP32_CUH */

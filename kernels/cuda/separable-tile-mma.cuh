@@ -20,8 +20,8 @@
  * matches the 2D filter's to about fp32 rounding, and the FP32 units only
  * convert, scale and round: a tensor instruction does 2048 multiply-adds.
  * The warps' shares are fixed at compile time, with their addresses. */
-#ifndef CUDACONV_SEPARABLE_CUH
-#define CUDACONV_SEPARABLE_CUH
+#ifndef CUDACONV_SEPARABLE_TILE_MMA_CUH
+#define CUDACONV_SEPARABLE_TILE_MMA_CUH
 
 #include "device.cuh"
 #include "mma.cuh"
@@ -412,4 +412,4 @@ conv_separable (ComponentArgs src, ComponentArgs dst,
   store_tile (reinterpret_cast < const uint8_t * >(shared), dst, x0, y0, tid);
 }
 
-#endif /* CUDACONV_SEPARABLE_CUH */
+#endif /* CUDACONV_SEPARABLE_TILE_MMA_CUH */
