@@ -26,7 +26,7 @@ cc_border_index (int i, int n, CcBorder border)
       return -1;
     case CC_BORDER_CLAMP:
       return i < 0 ? 0 : n - 1;
-    case CC_BORDER_MIRROR:{
+    case CC_BORDER_MIRROR: {
       /* reflect-101 is periodic with period 2(n-1); fold into one period. */
       int period = 2 * (n - 1);
       if (period == 0)

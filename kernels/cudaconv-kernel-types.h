@@ -21,21 +21,21 @@ extern "C" {
 
 /* How ghost cells (samples outside the plane) are made up. */
 typedef enum {
-  CC_BORDER_ZERO = 0,           /* ghost cells are 0, as in PMPP chapter 7 */
-  CC_BORDER_CLAMP,              /* replicate the nearest edge sample: aaa|abcd|ddd */
-  CC_BORDER_MIRROR,             /* reflect without repeating the edge: cb|abcd|cb */
-  CC_BORDER_WRAP                /* periodic: cd|abcd|ab */
+  CC_BORDER_ZERO = 0, /* ghost cells are 0, as in PMPP chapter 7 */
+  CC_BORDER_CLAMP,    /* replicate the nearest edge sample: aaa|abcd|ddd */
+  CC_BORDER_MIRROR,   /* reflect without repeating the edge: cb|abcd|cb */
+  CC_BORDER_WRAP      /* periodic: cd|abcd|ab */
 } CcBorder;
 
 /* How the CUDA back end convolves (PMPP chapter 7); the element's strategy
  * property has these values. The CPU back end has one way. */
 typedef enum {
-  CC_STRATEGY_AUTO = 0,         /* the fastest of the others, timed */
-  CC_STRATEGY_TILED_HALO,       /* PMPP 7.4: tile and halo in shared memory */
-  CC_STRATEGY_CACHE_HALO,       /* PMPP 7.5: tile in shared memory, halo
-                                 * through L1/L2 */
-  CC_STRATEGY_SEPARABLE         /* a row pass and a column pass, for
-                                 * filters that carry their factors */
+  CC_STRATEGY_AUTO = 0,   /* the fastest of the others, timed */
+  CC_STRATEGY_TILED_HALO, /* PMPP 7.4: tile and halo in shared memory */
+  CC_STRATEGY_CACHE_HALO, /* PMPP 7.5: tile in shared memory, halo
+                           * through L1/L2 */
+  CC_STRATEGY_SEPARABLE   /* a row pass and a column pass, for
+                           * filters that carry their factors */
 } CcStrategy;
 #define CC_N_STRATEGIES 4
 
@@ -46,8 +46,8 @@ typedef enum {
 } CcSampleType;
 
 typedef enum {
-  CC_RESPONSE_LINEAR = 0,       /* out = sum(w * in) + offset */
-  CC_RESPONSE_MAGNITUDE         /* out = hypot(sum(wa * in), sum(wb * in)) + offset */
+  CC_RESPONSE_LINEAR = 0, /* out = sum(w * in) + offset */
+  CC_RESPONSE_MAGNITUDE   /* out = hypot(sum(wa * in), sum(wb * in)) + offset */
 } CcResponse;
 
 /* The samples of one component (Y, U, V, R, G, B or A) in one plane, or a
@@ -64,23 +64,23 @@ typedef enum {
  * of the sample. */
 typedef struct {
   void *data;
-  size_t pitch;                 /* bytes from one row to the next */
-  int width;                    /* in samples of this component */
+  size_t pitch; /* bytes from one row to the next */
+  int width;    /* in samples of this component */
   int height;
-  int pixel_stride;             /* samples from one pixel to the next */
+  int pixel_stride; /* samples from one pixel to the next */
   CcSampleType sample;
-  int depth;                    /* significant bits, or 0: 8 * sample */
-  int shift;                    /* padding bits below them */
+  int depth; /* significant bits, or 0: 8 * sample */
+  int shift; /* padding bits below them */
 } CcComponent;
 
 static inline int
-cc_component_depth (const CcComponent * c)
+cc_component_depth (const CcComponent *c)
 {
   return c->depth > 0 ? c->depth : 8 * (int) c->sample;
 }
 
 static inline int
-cc_component_bits_valid (const CcComponent * c)
+cc_component_bits_valid (const CcComponent *c)
 {
   return c->depth >= 0 && c->depth <= 8 * (int) c->sample && c->shift >= 0
       && c->shift <= 8 * (int) c->sample - cc_component_depth (c);
@@ -89,25 +89,25 @@ cc_component_bits_valid (const CcComponent * c)
 /* Whether both back ends can take the channel: data, a size, a known
  * sample type, its bits, and rows long enough for their samples */
 static inline int
-cc_component_valid (const CcComponent * c)
+cc_component_valid (const CcComponent *c)
 {
   return c && c->data && c->width > 0 && c->height > 0 && c->pixel_stride > 0
       && (c->sample == CC_SAMPLE_U8 || c->sample == CC_SAMPLE_U16)
       && cc_component_bits_valid (c)
-      && c->pitch >= (size_t) ((c->width - 1) * c->pixel_stride + 1) *
-      (size_t) c->sample;
+      && c->pitch
+      >= (size_t) ((c->width - 1) * c->pixel_stride + 1) * (size_t) c->sample;
 }
 
 /* The largest raw sample the channel stores: (2^depth - 1) << shift */
 static inline unsigned
-cc_component_max_raw (const CcComponent * c)
+cc_component_max_raw (const CcComponent *c)
 {
   return ((1u << cc_component_depth (c)) - 1u) << c->shift;
 }
 
 /* The raw bits a stored sample may have set: all but the padding below */
 static inline unsigned
-cc_component_kept_bits (const CcComponent * c)
+cc_component_kept_bits (const CcComponent *c)
 {
   return (0xffffu << c->shift) & (c->sample == CC_SAMPLE_U8 ? 0xffu : 0xffffu);
 }
@@ -117,7 +117,7 @@ cc_component_kept_bits (const CcComponent * c)
  * half up: the value offset in raw units, and half a value step less half
  * a raw step. For shift 0 it is offset itself. */
 static inline float
-cc_component_raw_offset (const CcComponent * c, float offset)
+cc_component_raw_offset (const CcComponent *c, float offset)
 {
   const float step = (float) (1u << c->shift);
   return offset * step + 0.5f * (step - 1.0f);
@@ -137,14 +137,14 @@ typedef struct {
   int radius;
   CcResponse response;
   float offset;
-  int separable;                /* col_taps and row_taps hold its factors */
-  float taps[CC_MAX_TAPS];      /* row-major */
+  int separable;           /* col_taps and row_taps hold its factors */
+  float taps[CC_MAX_TAPS]; /* row-major */
   float col_taps[CC_MAX_SIDE];
   float row_taps[CC_MAX_SIDE];
 } CcFilter;
 
 static inline int
-cc_filter_is_separable (const CcFilter * f)
+cc_filter_is_separable (const CcFilter *f)
 {
   return f->response == CC_RESPONSE_LINEAR && f->separable;
 }
@@ -152,13 +152,14 @@ cc_filter_is_separable (const CcFilter * f)
 /* Whether a back end can run the filter: a radius in range for its
  * response */
 static inline int
-cc_filter_valid (const CcFilter * f)
+cc_filter_valid (const CcFilter *f)
 {
   const int max = f && f->response == CC_RESPONSE_MAGNITUDE ?
-      CC_MAX_MAGNITUDE_RADIUS : CC_MAX_RADIUS;
+      CC_MAX_MAGNITUDE_RADIUS :
+      CC_MAX_RADIUS;
   return f && f->radius >= 0 && f->radius <= max
       && (f->response == CC_RESPONSE_LINEAR
-      || f->response == CC_RESPONSE_MAGNITUDE);
+          || f->response == CC_RESPONSE_MAGNITUDE);
 }
 
 static inline int

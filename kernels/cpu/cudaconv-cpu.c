@@ -20,7 +20,7 @@
 #include "cudaconv-border.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define HOT_LOOP __attribute__((target_clones ("arch=x86-64-v3", "default")))
+#define HOT_LOOP __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
 #else
 #define HOT_LOOP
 #endif
@@ -33,7 +33,7 @@ typedef struct {
   const CcComponent *dst;
   const CcFilter *filter;
   CcBorder border;
-  int lanes;                    /* channels of a pixel filtered together */
+  int lanes; /* channels of a pixel filtered together */
   int n_bands;
   int status[CC_CPU_MAX_THREADS];
 } Job;
@@ -42,23 +42,23 @@ typedef struct {
  * constant (1; 2 for packed 4:2:2's Y, 3 for RGB, 4 for its U and V and the
  * 4-byte formats: AYUV, RGBA, BGRx...),
  * these loops vectorise; with ps a variable they stay scalar. */
-static inline __attribute__((always_inline)) void
-widen_u8 (float *restrict out, const uint8_t * restrict p, int w, int ps)
+static inline __attribute__ ((always_inline)) void
+widen_u8 (float *restrict out, const uint8_t *restrict p, int w, int ps)
 {
   for (int x = 0; x < w; x++)
     out[x] = p[(size_t) x * ps];
 }
 
-static inline __attribute__((always_inline)) void
-widen_u16 (float *restrict out, const uint16_t * restrict p, int w, int ps)
+static inline __attribute__ ((always_inline)) void
+widen_u16 (float *restrict out, const uint16_t *restrict p, int w, int ps)
 {
   for (int x = 0; x < w; x++)
     out[x] = p[(size_t) x * ps];
 }
 
-static inline __attribute__((always_inline)) void
-widen_samples (float *restrict out, const char *row, CcSampleType sample,
-    int w, int ps)
+static inline __attribute__ ((always_inline)) void
+widen_samples (float *restrict out, const char *row, CcSampleType sample, int w,
+    int ps)
 {
   if (sample == CC_SAMPLE_U8)
     widen_u8 (out, (const uint8_t *) row, w, ps);
@@ -70,8 +70,8 @@ widen_samples (float *restrict out, const char *row, CcSampleType sample,
  * cells on each side. With lanes > 1 the row is lanes interleaved channels
  * (pixel_stride == lanes), widened whole and its ghost cells whole pixels. */
 HOT_LOOP static void
-widen_row (const CcComponent * c, int sy, int radius, CcBorder border,
-    int lanes, float *padded)
+widen_row (const CcComponent *c, int sy, int radius, CcBorder border, int lanes,
+    float *padded)
 {
   const char *row = (const char *) c->data + (size_t) sy * c->pitch;
   const int ps = c->pixel_stride, w = c->width;
@@ -103,7 +103,8 @@ widen_row (const CcComponent * c, int sy, int radius, CcBorder border,
     int right = cc_border_index (w - 1 + k, w, border);
     for (int l = 0; l < lanes; l++) {
       interior[-k * lanes + l] = left < 0 ? 0.0f : interior[left * lanes + l];
-      interior[(w - 1 + k) * lanes + l] = right < 0 ? 0.0f :
+      interior[(w - 1 + k) * lanes + l] = right < 0 ?
+          0.0f :
           interior[right * lanes + l];
     }
   }
@@ -116,7 +117,7 @@ widen_row (const CcComponent * c, int sy, int radius, CcBorder border,
 
 /* acc[x] += sum_k w[k] * p[k][x] for n = 1 .. TAPS_PER_SWEEP terms, or
  * with assign acc[x] = that sum */
-static inline __attribute__((always_inline)) void
+static inline __attribute__ ((always_inline)) void
 sweep (float *restrict acc, const float *const *p, const float *w, int n,
     int width, int assign)
 {
@@ -127,6 +128,8 @@ sweep (float *restrict acc, const float *const *p, const float *w, int n,
   const float *restrict p2 = n > 2 ? p[2] : p[0];
   const float *restrict p3 = n > 3 ? p[3] : p[0];
 
+/* clang-format would read "acc[x] OP w0 * p0[x]" as a declaration */
+/* clang-format off */
 #define SWEEP_LOOPS(OP) \
   switch (n) { \
     case 1: \
@@ -146,6 +149,7 @@ sweep (float *restrict acc, const float *const *p, const float *w, int n,
         acc[x] OP (w0 * p0[x] + w1 * p1[x]) + (w2 * p2[x] + w3 * p3[x]); \
       break; \
   }
+  /* clang-format on */
   /* the first sweep of a sum writes it, saving a pass that zeroes it */
   if (assign)
     SWEEP_LOOPS (=)
@@ -156,7 +160,7 @@ sweep (float *restrict acc, const float *const *p, const float *w, int n,
 
 /* acc[x] += sum_k w[k] * p[k][x] over n terms, zero weights dropped; with
  * assign acc[x] = that sum */
-static inline __attribute__((always_inline)) void
+static inline __attribute__ ((always_inline)) void
 sweep_all (float *restrict acc, const float *const *p, const float *w, int n,
     int width, int assign)
 {
@@ -205,7 +209,7 @@ combine_rows (float *restrict out, float *const *rows,
  * conversion's truncation is the floor, and NaN gives 0 as fmaxf would:
  * GCC vectorises comparisons and conversions, but neither fminf/fmaxf nor,
  * without -fno-trapping-math, floorf. */
-static inline __attribute__((always_inline)) int
+static inline __attribute__ ((always_inline)) int
 rounded_sample (float v, float offset, float max)
 {
   const float sum = v + offset + 0.5f;
@@ -214,8 +218,8 @@ rounded_sample (float v, float offset, float max)
 }
 
 /* Every ps-th sample of a row, rounded (see widen_u8) */
-static inline __attribute__((always_inline)) void
-round_u8 (uint8_t * restrict p, const float *restrict v, float offset, int w,
+static inline __attribute__ ((always_inline)) void
+round_u8 (uint8_t *restrict p, const float *restrict v, float offset, int w,
     int ps)
 {
   for (int x = 0; x < w; x++)
@@ -224,17 +228,16 @@ round_u8 (uint8_t * restrict p, const float *restrict v, float offset, int w,
 
 /* 16-bit samples saturate to the channel's depth and keep their padding
  * bits clear (max and kept, cudaconv-kernel-types.h) */
-static inline __attribute__((always_inline)) void
-round_u16 (uint16_t * restrict p, const float *restrict v, float offset,
-    int w, int ps, float max, unsigned kept)
+static inline __attribute__ ((always_inline)) void
+round_u16 (uint16_t *restrict p, const float *restrict v, float offset, int w,
+    int ps, float max, unsigned kept)
 {
   for (int x = 0; x < w; x++)
-    p[(size_t) x * ps] = (uint16_t) (rounded_sample (v[x], offset, max) &
-        kept);
+    p[(size_t) x * ps] = (uint16_t) (rounded_sample (v[x], offset, max) & kept);
 }
 
-static inline __attribute__((always_inline)) void
-round_samples (const CcComponent * c, char *row, const float *restrict v,
+static inline __attribute__ ((always_inline)) void
+round_samples (const CcComponent *c, char *row, const float *restrict v,
     float offset, int w, int ps)
 {
   if (c->sample == CC_SAMPLE_U8)
@@ -247,7 +250,7 @@ round_samples (const CcComponent * c, char *row, const float *restrict v,
 /* offset: the raw offset (cc_component_raw_offset); lanes > 1: whole pixels
  * of lanes interleaved channels */
 HOT_LOOP static void
-store_row (const CcComponent * c, int y, const float *restrict v, float offset,
+store_row (const CcComponent *c, int y, const float *restrict v, float offset,
     int lanes)
 {
   char *row = (char *) c->data + (size_t) y * c->pitch;
@@ -274,7 +277,6 @@ store_row (const CcComponent * c, int y, const float *restrict v, float offset,
       break;
   }
 }
-
 
 static void
 convolve_band (void *data, int band)
@@ -330,7 +332,7 @@ convolve_band (void *data, int band)
         acc_a[x] = acc_b[x] = 0.0f;
       for (int i = 0; i < side; i++) {
         if (!ring[i])
-          continue;             /* a zero ghost row adds nothing */
+          continue; /* a zero ghost row adds nothing */
         accumulate_row (acc_a, ring[i], f->taps + i * side, side, w, lanes, 0);
         if (magnitude)
           accumulate_row (acc_b, ring[i], f->taps + side * side + i * side,
@@ -349,8 +351,8 @@ convolve_band (void *data, int band)
 }
 
 static int
-convolve (const CcComponent * src, const CcComponent * dst,
-    const CcFilter * filter, CcBorder border, int n_threads, int lanes)
+convolve (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *filter, CcBorder border, int n_threads, int lanes)
 {
   if (!cc_component_valid (src) || !cc_component_valid (dst)
       || !cc_filter_valid (filter) || src->width != dst->width
@@ -359,13 +361,14 @@ convolve (const CcComponent * src, const CcComponent * dst,
       || src->shift != dst->shift || (unsigned) border > CC_BORDER_WRAP)
     return EINVAL;
 
-  Job job = { src, dst, filter, border, lanes, 1, {0} };
+  Job job = { src, dst, filter, border, lanes, 1, { 0 } };
   job.n_bands = n_threads < 1 ? 1 : n_threads;
   if (job.n_bands > CC_CPU_MAX_THREADS)
     job.n_bands = CC_CPU_MAX_THREADS;
   if (job.n_bands > src->height / MIN_ROWS_PER_BAND)
     job.n_bands = src->height / MIN_ROWS_PER_BAND > 0 ?
-        src->height / MIN_ROWS_PER_BAND : 1;
+        src->height / MIN_ROWS_PER_BAND :
+        1;
 
   /* a pool that could not grow still ran every band on this thread */
   (void) cc_cpu_pool_run (job.n_bands, convolve_band, &job);
@@ -376,24 +379,24 @@ convolve (const CcComponent * src, const CcComponent * dst,
 }
 
 int
-cc_cpu_convolve (const CcComponent * src, const CcComponent * dst,
-    const CcFilter * filter, CcBorder border, int n_threads)
+cc_cpu_convolve (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *filter, CcBorder border, int n_threads)
 {
   return convolve (src, dst, filter, border, n_threads, 1);
 }
 
 /* Whole pixels: the rows hold pixel_stride * width samples */
 static int
-pixels_valid (const CcComponent * c)
+pixels_valid (const CcComponent *c)
 {
   return c && c->pixel_stride >= 1 && c->pixel_stride <= CC_MAX_LANES
-      && c->width > 0 && c->pitch >= (size_t) c->width * c->pixel_stride *
-      (size_t) c->sample;
+      && c->width > 0
+      && c->pitch >= (size_t) c->width * c->pixel_stride * (size_t) c->sample;
 }
 
 int
-cc_cpu_convolve_pixels (const CcComponent * src, const CcComponent * dst,
-    const CcFilter * filter, CcBorder border, int n_threads)
+cc_cpu_convolve_pixels (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *filter, CcBorder border, int n_threads)
 {
   if (!pixels_valid (src) || !pixels_valid (dst)
       || src->pixel_stride != dst->pixel_stride)
@@ -402,7 +405,7 @@ cc_cpu_convolve_pixels (const CcComponent * src, const CcComponent * dst,
 }
 
 int
-cc_cpu_fill (const CcComponent * dst, unsigned value)
+cc_cpu_fill (const CcComponent *dst, unsigned value)
 {
   if (!cc_component_valid (dst))
     return EINVAL;

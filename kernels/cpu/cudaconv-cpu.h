@@ -12,8 +12,8 @@ extern "C" {
 #endif
 
 /* Convolves src into dst (distinct buffers) using up to n_threads threads. */
-int cc_cpu_convolve (const CcComponent * src, const CcComponent * dst,
-    const CcFilter * filter, CcBorder border, int n_threads);
+int cc_cpu_convolve (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *filter, CcBorder border, int n_threads);
 
 /* All pixel_stride channels of each pixel at once, alike: src and dst
  * describe the first, at the start of each pixel (packed RGB, BGRA with
@@ -21,11 +21,11 @@ int cc_cpu_convolve (const CcComponent * src, const CcComponent * dst,
  * where a channel at a time reads and writes every pixel_stride-th sample.
  * At most CC_MAX_LANES channels. */
 #define CC_MAX_LANES 4
-int cc_cpu_convolve_pixels (const CcComponent * src, const CcComponent * dst,
-    const CcFilter * filter, CcBorder border, int n_threads);
+int cc_cpu_convolve_pixels (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *filter, CcBorder border, int n_threads);
 
 /* Sets every sample of the channel to value (saturated to the sample type). */
-int cc_cpu_fill (const CcComponent * dst, unsigned value);
+int cc_cpu_fill (const CcComponent *dst, unsigned value);
 
 #ifdef __cplusplus
 }

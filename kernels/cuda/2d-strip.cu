@@ -10,24 +10,24 @@
 static bool
 device_launches_dependents ()
 {
-  static std::atomic < int >known[CC_CUDA_MAX_DEVICES];
-  return per_device (known,[](int dev) {
-        int major = 0;
-        if (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
-                dev) != cudaSuccess)
-          return 0;
-        return major >= 9 ? 2 : 1;
-      }) == 2;
+  static std::atomic<int> known[CC_CUDA_MAX_DEVICES];
+  return per_device (known, [] (int dev) {
+    int major = 0;
+    if (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, dev)
+        != cudaSuccess)
+      return 0;
+    return major >= 9 ? 2 : 1;
+  }) == 2;
 }
 
 /* Launches a kernel that joins the one before it on the stream itself
  * (dependent-launch.cuh): with programmatic dependent launch where the
  * device has it. */
-template < typename... Params, typename... Args > static cudaError_t
+template <typename... Params, typename... Args> static cudaError_t
 launch_dependent (void (*kernel) (Params...), dim3 grid, dim3 block,
     cudaStream_t stream, Args... args)
 {
-  cudaLaunchConfig_t config = { };
+  cudaLaunchConfig_t config = {};
   cudaLaunchAttribute dependent[1];
   config.gridDim = grid;
   config.blockDim = block;
@@ -47,7 +47,7 @@ launch_dependent (void (*kernel) (Params...), dim3 grid, dim3 block,
 /* Whether the filter's taps times 2^24 stay finite (|w| < 2^104): the
  * kernels that widen 8-bit samples as subnormal halves need them so */
 static bool
-scaled_taps_finite (const CcFilter & f)
+scaled_taps_finite (const CcFilter &f)
 {
   const int side = 2 * f.radius + 1;
   for (int k = 0; k < side * side; k++)
@@ -58,82 +58,82 @@ scaled_taps_finite (const CcFilter & f)
 
 /* Whether the kernel with V samples per lane takes the planes, the grid
  * included */
-template < typename T, int R, bool MAGNITUDE, int V > static bool
-strip_takes (const Launch & l)
+template <typename T, int R, bool MAGNITUDE, int V> static bool
+strip_takes (const Launch &l)
 {
-  if (strip_scaled_weights < T, MAGNITUDE, V > () && !scaled_taps_finite
-      (*l.filter))
+  if (strip_scaled_weights<T, MAGNITUDE, V> ()
+      && !scaled_taps_finite (*l.filter))
     return false;
-  return strip_fits < T, R, MAGNITUDE, V > (l.src)
-      && strip_fits < T, R, MAGNITUDE, V > (l.dst)
-      && strip_grid < T, R, MAGNITUDE, V > (l.width, l.height).y <= MAX_GRID_Y;
+  return strip_fits<T, R, MAGNITUDE, V> (l.src)
+      && strip_fits<T, R, MAGNITUDE, V> (l.dst)
+      && strip_grid<T, R, MAGNITUDE, V> (l.width, l.height).y <= MAX_GRID_Y;
 }
 
 /* Samples per lane: 8 for a linear filter where the planes allow, else 4;
  * 0 where neither fits */
-template < typename T, int R, bool MAGNITUDE > static int
-lane_samples (const Launch & l)
+template <typename T, int R, bool MAGNITUDE> static int
+lane_samples (const Launch &l)
 {
   if constexpr (!MAGNITUDE) {
-    if (strip_takes < T, R, false, 8 > (l))
+    if (strip_takes<T, R, false, 8> (l))
       return 8;
   }
-  return strip_takes < T, R, MAGNITUDE, 4 > (l) ? 4 : 0;
+  return strip_takes<T, R, MAGNITUDE, 4> (l) ? 4 : 0;
 }
 
 bool
-strip_2d_fits (const Launch & l)
+strip_2d_fits (const Launch &l)
 {
-  return with_kernel_2d < STRIP_2D_MAX_RADIUS > (l, false,[&](auto t, auto r,
-          auto m) {
-        return lane_samples < decltype (t), decltype (r)::value,
-            decltype (m)::value > (l) > 0;
+  return with_kernel_2d<STRIP_2D_MAX_RADIUS> (l, false,
+      [&] (auto t, auto r, auto m) {
+        return lane_samples<decltype (t), decltype (r)::value,
+                   decltype (m)::value> (l)
+            > 0;
       });
 }
 
-template < typename T, int R, bool MAGNITUDE, bool STAGED, int V > static
-    cudaError_t
-launch_strip (const Launch & l)
+template <typename T, int R, bool MAGNITUDE, bool STAGED, int V>
+static cudaError_t
+launch_strip (const Launch &l)
 {
-  constexpr bool SCALED = strip_scaled_weights < T, MAGNITUDE, V > ();
-  return launch_dependent (conv_strip < T, R, MAGNITUDE, STAGED, V >,
-      strip_grid < T, R, MAGNITUDE, V > (l.width, l.height),
+  constexpr bool SCALED = strip_scaled_weights<T, MAGNITUDE, V> ();
+  return launch_dependent (conv_strip<T, R, MAGNITUDE, STAGED, V>,
+      strip_grid<T, R, MAGNITUDE, V> (l.width, l.height),
       dim3 (Strip2D::LANES, Strip2D::WARPS), l.stream, l.src, l.dst,
-      taps_2d < R, MAGNITUDE > (*l.filter,
-          SCALED ? Strip2D::WEIGHT_SCALE : 1.0f),
+      taps_2d<R, MAGNITUDE> (*l.filter, SCALED ? Strip2D::WEIGHT_SCALE : 1.0f),
       l.offset, l.border, l.src_ready);
 }
 
 static cudaError_t
-launch_2d_strip (const Launch & l, bool tiled_halo)
+launch_2d_strip (const Launch &l, bool tiled_halo)
 {
-  return with_kernel_2d < STRIP_2D_MAX_RADIUS > (l, cudaErrorInvalidValue,
-      [&](auto t, auto r, auto m) {
+  return with_kernel_2d<STRIP_2D_MAX_RADIUS> (l, cudaErrorInvalidValue,
+      [&] (auto t, auto r, auto m) {
         typedef decltype (t) T;
         constexpr int R = decltype (r)::value;
         constexpr bool MAGNITUDE = decltype (m)::value;
-        switch (lane_samples < T, R, MAGNITUDE > (l)) {
+        switch (lane_samples<T, R, MAGNITUDE> (l)) {
           case 8:
             if constexpr (!MAGNITUDE)
-              return tiled_halo ? launch_strip < T, R, false, true, 8 > (l) :
-                  launch_strip < T, R, false, false, 8 > (l);
+              return tiled_halo ? launch_strip<T, R, false, true, 8> (l) :
+                                  launch_strip<T, R, false, false, 8> (l);
             break;
           case 4:
-            return tiled_halo ? launch_strip < T, R, MAGNITUDE, true, 4 > (l) :
-                launch_strip < T, R, MAGNITUDE, false, 4 > (l);
+            return tiled_halo ? launch_strip<T, R, MAGNITUDE, true, 4> (l) :
+                                launch_strip<T, R, MAGNITUDE, false, 4> (l);
         }
         return cudaErrorInvalidValue;
       });
 }
 
 cudaError_t
-launch_2d_strip_tiled_halo (const Launch & l)
+launch_2d_strip_tiled_halo (const Launch &l)
 {
   return launch_2d_strip (l, true);
 }
 
 cudaError_t
-launch_2d_strip_cache_halo (const Launch & l)
+launch_2d_strip_cache_halo (const Launch &l)
 {
   return launch_2d_strip (l, false);
 }

@@ -23,8 +23,8 @@ any_plane (const Launch &)
 }
 
 /* or a filter with factors, and what takes asks of the planes */
-template < bool (*takes) (const Launch &) > static bool
-with_factors (const Launch & l)
+template <bool (*takes) (const Launch &)> static bool
+with_factors (const Launch &l)
 {
   return cc_filter_is_separable (l.filter) && takes (l);
 }
@@ -39,33 +39,33 @@ struct Family {
   CcFamily family;
   const char *name;
   FamilyRadii radii;
-  bool (*takes) (const Launch & l);
-  cudaError_t (*launch) (const Launch & l);
+  bool (*takes) (const Launch &l);
+  cudaError_t (*launch) (const Launch &l);
 };
 
 static constexpr Family catalogue[] = {
   /* rows in whole vectors, a strip tall, the grid not too tall */
-  {CC_FAMILY_2D_STRIP_TILED_HALO, "2d-strip-tiled-halo", STRIP_2D_RADII,
-      strip_2d_fits, launch_2d_strip_tiled_halo},
-  {CC_FAMILY_2D_STRIP_CACHE_HALO, "2d-strip-cache-halo", STRIP_2D_RADII,
-      strip_2d_fits, launch_2d_strip_cache_halo},
-  {CC_FAMILY_2D_ROW_BLOCK, "2d-row-block", ROW_BLOCK_RADII, any_plane,
-      launch_2d_row_block},
-  {CC_FAMILY_2D_TILED_HALO, "2d-tiled-halo", TILE_2D_RADII, any_plane,
-      launch_2d_tiled_halo},
+  { CC_FAMILY_2D_STRIP_TILED_HALO, "2d-strip-tiled-halo", STRIP_2D_RADII,
+      strip_2d_fits, launch_2d_strip_tiled_halo },
+  { CC_FAMILY_2D_STRIP_CACHE_HALO, "2d-strip-cache-halo", STRIP_2D_RADII,
+      strip_2d_fits, launch_2d_strip_cache_halo },
+  { CC_FAMILY_2D_ROW_BLOCK, "2d-row-block", ROW_BLOCK_RADII, any_plane,
+      launch_2d_row_block },
+  { CC_FAMILY_2D_TILED_HALO, "2d-tiled-halo", TILE_2D_RADII, any_plane,
+      launch_2d_tiled_halo },
   /* rows in whole quads, the halo's loads */
-  {CC_FAMILY_2D_CACHE_HALO, "2d-cache-halo", TILE_2D_RADII,
-      cache_halo_2d_fits, launch_2d_cache_halo},
+  { CC_FAMILY_2D_CACHE_HALO, "2d-cache-halo", TILE_2D_RADII, cache_halo_2d_fits,
+      launch_2d_cache_halo },
   /* rows on 8 bytes, the grid not too tall */
-  {CC_FAMILY_SEPARABLE_STRIP_MMA, "separable-strip-mma", STRIP_MMA_RADII,
-      with_factors < separable_strip_mma_fits >, launch_separable_strip_mma},
+  { CC_FAMILY_SEPARABLE_STRIP_MMA, "separable-strip-mma", STRIP_MMA_RADII,
+      with_factors<separable_strip_mma_fits>, launch_separable_strip_mma },
   /* rows in whole quads, a strip tall, the grid not too tall */
-  {CC_FAMILY_SEPARABLE_STRIP_FP32, "separable-strip-fp32", STRIP_FP32_RADII,
-      with_factors < separable_strip_fp32_fits >, launch_separable_strip_fp32},
-  {CC_FAMILY_SEPARABLE_TILE_MMA, "separable-tile-mma", TILE_MMA_RADII,
-      with_factors < any_plane >, launch_separable_tile_mma},
-  {CC_FAMILY_SEPARABLE_TILE_FP32, "separable-tile-fp32", TILE_FP32_RADII,
-      with_factors < any_plane >, launch_separable_tile_fp32},
+  { CC_FAMILY_SEPARABLE_STRIP_FP32, "separable-strip-fp32", STRIP_FP32_RADII,
+      with_factors<separable_strip_fp32_fits>, launch_separable_strip_fp32 },
+  { CC_FAMILY_SEPARABLE_TILE_MMA, "separable-tile-mma", TILE_MMA_RADII,
+      with_factors<any_plane>, launch_separable_tile_mma },
+  { CC_FAMILY_SEPARABLE_TILE_FP32, "separable-tile-fp32", TILE_FP32_RADII,
+      with_factors<any_plane>, launch_separable_tile_fp32 },
 };
 
 /* catalogue[family] must be that family's row */
@@ -79,7 +79,8 @@ rows_in_family_order ()
 }
 
 static_assert (sizeof (catalogue) / sizeof (catalogue[0]) == CC_N_FAMILIES
-    && rows_in_family_order (), "one row per family, in CcFamily's order");
+        && rows_in_family_order (),
+    "one row per family, in CcFamily's order");
 
 /* The selector: per strategy, the families in the order they are tried;
  * the first whose conditions hold runs. At small radii a strip beats a 2D
@@ -95,16 +96,19 @@ struct Strategy {
 
 static const Strategy strategies[CC_N_STRATEGIES] = {
   /* CC_STRATEGY_AUTO: resolved by the tuner, never launched */
-  {0, {}},
+  { 0, {} },
   /* CC_STRATEGY_TILED_HALO */
-  {3, {CC_FAMILY_2D_STRIP_TILED_HALO, CC_FAMILY_2D_ROW_BLOCK,
-              CC_FAMILY_2D_TILED_HALO}},
+  { 3,
+      { CC_FAMILY_2D_STRIP_TILED_HALO, CC_FAMILY_2D_ROW_BLOCK,
+          CC_FAMILY_2D_TILED_HALO } },
   /* CC_STRATEGY_CACHE_HALO: on packed pixels, the tiled-halo families */
-  {4, {CC_FAMILY_2D_STRIP_CACHE_HALO, CC_FAMILY_2D_CACHE_HALO,
-              CC_FAMILY_2D_ROW_BLOCK, CC_FAMILY_2D_TILED_HALO}},
+  { 4,
+      { CC_FAMILY_2D_STRIP_CACHE_HALO, CC_FAMILY_2D_CACHE_HALO,
+          CC_FAMILY_2D_ROW_BLOCK, CC_FAMILY_2D_TILED_HALO } },
   /* CC_STRATEGY_SEPARABLE */
-  {4, {CC_FAMILY_SEPARABLE_STRIP_MMA, CC_FAMILY_SEPARABLE_STRIP_FP32,
-              CC_FAMILY_SEPARABLE_TILE_MMA, CC_FAMILY_SEPARABLE_TILE_FP32}},
+  { 4,
+      { CC_FAMILY_SEPARABLE_STRIP_MMA, CC_FAMILY_SEPARABLE_STRIP_FP32,
+          CC_FAMILY_SEPARABLE_TILE_MMA, CC_FAMILY_SEPARABLE_TILE_FP32 } },
 };
 
 extern "C" const char *
@@ -119,52 +123,52 @@ cc_family_radii (CcFamily family, CcSampleType sample, int *min_radius,
 {
   if ((unsigned) family >= CC_N_FAMILIES || !min_radius || !max_radius)
     return 0;
-  const FamilyRadii & r = catalogue[family].radii;
+  const FamilyRadii &r = catalogue[family].radii;
   *min_radius = sample == CC_SAMPLE_U8 ? r.min_8 : r.min_16;
   *max_radius = sample == CC_SAMPLE_U8 ? r.max_8 : r.max_16;
   return *min_radius <= *max_radius;
 }
 
-template < typename T > __global__ void
+template <typename T> __global__ void
 fill_component (ComponentArgs dst, float value)
 {
   const int x = blockIdx.x * FILL_BLOCK_W + threadIdx.x;
   const int y = blockIdx.y * FILL_BLOCK_H + threadIdx.y;
   if (x < dst.width && y < dst.height)
-    store_sample < T > (dst, x, y, value);
+    store_sample<T> (dst, x, y, value);
 }
 
 static ComponentArgs
-component_args (const CcComponent * c)
+component_args (const CcComponent *c)
 {
-  const unsigned max = cc_component_max_raw (c), kept = cc_component_kept_bits (c);
+  const unsigned max = cc_component_max_raw (c),
+                 kept = cc_component_kept_bits (c);
   ComponentArgs a = { (char *) c->data, c->pitch, c->pixel_stride, c->width,
     c->height, max | max << 16, kept | kept << 16,
-    c->sample == CC_SAMPLE_U16 && (max != 0xffffu || kept != 0xffffu)
-  };
+    c->sample == CC_SAMPLE_U16 && (max != 0xffffu || kept != 0xffffu) };
   return a;
 }
 
 static bool
-convolve_args_valid (const CcComponent * src, const CcComponent * dst,
-    const CcFilter * filter)
+convolve_args_valid (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *filter)
 {
   /* the column kernels' tiles are the smallest (2d-row-block.cu asserts
    * it); blocks are numbered by an int */
-  const long long tiles = cc_component_valid (src) ? (long long) ((src->width +
-          Tile64::TILE_W - 1) / Tile64::TILE_W) * ((src->height
-              + Tile64::TILE_H - 1) /
-      Tile64::TILE_H) : 0;
-  return cc_component_valid (src) && cc_component_valid (dst) && tiles <= INT_MAX
-      && src->width == dst->width && src->height == dst->height
-      && src->sample == dst->sample
+  const long long tiles = cc_component_valid (src) ?
+      (long long) ((src->width + Tile64::TILE_W - 1) / Tile64::TILE_W)
+          * ((src->height + Tile64::TILE_H - 1) / Tile64::TILE_H) :
+      0;
+  return cc_component_valid (src) && cc_component_valid (dst)
+      && tiles <= INT_MAX && src->width == dst->width
+      && src->height == dst->height && src->sample == dst->sample
       && cc_component_depth (src) == cc_component_depth (dst)
       && src->shift == dst->shift && cc_filter_valid (filter);
 }
 
 static Launch
-make_launch (const CcComponent * src, const CcComponent * dst,
-    const CcFilter * filter, CcBorder border, cudaStream_t stream,
+make_launch (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *filter, CcBorder border, cudaStream_t stream,
     CcLaunchFlags flags)
 {
   Launch l;
@@ -182,7 +186,7 @@ make_launch (const CcComponent * src, const CcComponent * dst,
 }
 
 static bool
-radius_in (const FamilyRadii & r, const Launch & l)
+radius_in (const FamilyRadii &r, const Launch &l)
 {
   return l.sample == CC_SAMPLE_U8 ?
       l.radius () >= r.min_8 && l.radius () <= r.max_8 :
@@ -191,18 +195,18 @@ radius_in (const FamilyRadii & r, const Launch & l)
 
 /* Whether the family's row takes l: its radii, then its conditions */
 static bool
-family_takes (CcFamily family, const Launch & l)
+family_takes (CcFamily family, const Launch &l)
 {
-  const Family & f = catalogue[family];
+  const Family &f = catalogue[family];
   return radius_in (f.radii, l) && f.takes (l);
 }
 
 static bool
-select_family (CcStrategy strategy, const Launch & l, CcFamily * family)
+select_family (CcStrategy strategy, const Launch &l, CcFamily *family)
 {
   if ((unsigned) strategy >= CC_N_STRATEGIES)
     return false;
-  const Strategy & list = strategies[strategy];
+  const Strategy &list = strategies[strategy];
   for (int k = 0; k < list.n_families; k++) {
     if (family_takes (list.families[k], l)) {
       *family = list.families[k];
@@ -213,14 +217,14 @@ select_family (CcStrategy strategy, const Launch & l, CcFamily * family)
 }
 
 static cudaError_t
-launch_family (CcFamily family, const Launch & l)
+launch_family (CcFamily family, const Launch &l)
 {
   return catalogue[family].launch (l);
 }
 
 static bool
-launch_args_valid (const CcComponent * src, const CcComponent * dst,
-    const CcFilter * filter, CcBorder border, CcLaunchFlags flags)
+launch_args_valid (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *filter, CcBorder border, CcLaunchFlags flags)
 {
   return convolve_args_valid (src, dst, filter)
       && (unsigned) border <= CC_BORDER_WRAP
@@ -228,21 +232,21 @@ launch_args_valid (const CcComponent * src, const CcComponent * dst,
 }
 
 extern "C" cudaError_t
-cc_cuda_select_family (const CcComponent * src, const CcComponent * dst,
-    const CcFilter * filter, CcStrategy strategy, CcFamily * family)
+cc_cuda_select_family (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *filter, CcStrategy strategy, CcFamily *family)
 {
   if (!family || !convolve_args_valid (src, dst, filter))
     return cudaErrorInvalidValue;
   const Launch l = make_launch (src, dst, filter, CC_BORDER_CLAMP, 0,
       CC_LAUNCH_DEFAULT);
   return select_family (strategy, l, family) ? cudaSuccess :
-      cudaErrorInvalidValue;
+                                               cudaErrorInvalidValue;
 }
 
 extern "C" cudaError_t
-cc_cuda_convolve (const CcComponent * src, const CcComponent * dst,
-    const CcFilter * filter, CcBorder border, CcStrategy strategy,
-    cudaStream_t stream, CcLaunchFlags flags, CcFamily * ran)
+cc_cuda_convolve (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *filter, CcBorder border, CcStrategy strategy,
+    cudaStream_t stream, CcLaunchFlags flags, CcFamily *ran)
 {
   if (!launch_args_valid (src, dst, filter, border, flags))
     return cudaErrorInvalidValue;
@@ -256,19 +260,19 @@ cc_cuda_convolve (const CcComponent * src, const CcComponent * dst,
 }
 
 extern "C" int
-cc_cuda_family_takes (CcFamily family, const CcComponent * src,
-    const CcComponent * dst, const CcFilter * filter)
+cc_cuda_family_takes (CcFamily family, const CcComponent *src,
+    const CcComponent *dst, const CcFilter *filter)
 {
   if ((unsigned) family >= CC_N_FAMILIES
       || !convolve_args_valid (src, dst, filter))
     return 0;
-  return family_takes (family, make_launch (src, dst, filter,
-          CC_BORDER_CLAMP, 0, CC_LAUNCH_DEFAULT));
+  return family_takes (family,
+      make_launch (src, dst, filter, CC_BORDER_CLAMP, 0, CC_LAUNCH_DEFAULT));
 }
 
 extern "C" cudaError_t
-cc_cuda_convolve_family (CcFamily family, const CcComponent * src,
-    const CcComponent * dst, const CcFilter * filter, CcBorder border,
+cc_cuda_convolve_family (CcFamily family, const CcComponent *src,
+    const CcComponent *dst, const CcFilter *filter, CcBorder border,
     cudaStream_t stream, CcLaunchFlags flags)
 {
   if ((unsigned) family >= CC_N_FAMILIES
@@ -281,12 +285,12 @@ cc_cuda_convolve_family (CcFamily family, const CcComponent * src,
 }
 
 extern "C" cudaError_t
-cc_cuda_fastest_strategy (const CcComponent * src, const CcComponent * dst,
-    const CcFilter * filter, CcBorder border, cudaStream_t stream,
-    CcStrategy * fastest, float *ms)
+cc_cuda_fastest_strategy (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *filter, CcBorder border, cudaStream_t stream,
+    CcStrategy *fastest, float *ms)
 {
-  if (!fastest || !launch_args_valid (src, dst, filter, border,
-          CC_LAUNCH_DEFAULT))
+  if (!fastest
+      || !launch_args_valid (src, dst, filter, border, CC_LAUNCH_DEFAULT))
     return cudaErrorInvalidValue;
   /* the first launch waits for whatever the stream ran before; the others
    * follow launches that only write dst, and overlap them as the element's
@@ -296,10 +300,10 @@ cc_cuda_fastest_strategy (const CcComponent * src, const CcComponent * dst,
   const Launch next = make_launch (src, dst, filter, border, stream,
       CC_LAUNCH_SRC_READY);
 
-  cudaEvent_t marks[CC_CUDA_TUNE_RUNS + 1] = { };
+  cudaEvent_t marks[CC_CUDA_TUNE_RUNS + 1] = {};
   cudaError_t err = cudaSuccess;
   float best = -1.0f;
-  bool timed[CC_N_FAMILIES] = { };
+  bool timed[CC_N_FAMILIES] = {};
   for (int f = 0; ms && f < CC_N_FAMILIES; f++)
     ms[f] = -1.0f;
   for (int k = 0; k <= CC_CUDA_TUNE_RUNS && err == cudaSuccess; k++)
@@ -319,8 +323,8 @@ cc_cuda_fastest_strategy (const CcComponent * src, const CcComponent * dst,
      * time rather than the host's launch latency */
     for (int k = 0; k <= CC_CUDA_TUNE_RUNS && err == cudaSuccess; k++) {
       err = cudaEventRecord (marks[k], stream);
-      for (int b = 0; b < TUNE_BATCH && err == cudaSuccess
-          && k < CC_CUDA_TUNE_RUNS; b++)
+      for (int b = 0;
+           b < TUNE_BATCH && err == cudaSuccess && k < CC_CUDA_TUNE_RUNS; b++)
         err = launch_family (family, next);
     }
     if (err == cudaSuccess)
@@ -345,7 +349,7 @@ cc_cuda_fastest_strategy (const CcComponent * src, const CcComponent * dst,
 }
 
 extern "C" cudaError_t
-cc_cuda_fill (const CcComponent * dst, unsigned value, cudaStream_t stream)
+cc_cuda_fill (const CcComponent *dst, unsigned value, cudaStream_t stream)
 {
   if (!cc_component_valid (dst))
     return cudaErrorInvalidValue;
@@ -354,8 +358,8 @@ cc_cuda_fill (const CcComponent * dst, unsigned value, cudaStream_t stream)
       (dst->height + FILL_BLOCK_H - 1) / FILL_BLOCK_H);
   ComponentArgs d = component_args (dst);
   if (dst->sample == CC_SAMPLE_U8)
-    fill_component < uint8_t > <<<grid, block, 0, stream>>> (d, (float) value);
+    fill_component<uint8_t><<<grid, block, 0, stream>>> (d, (float) value);
   else
-    fill_component < uint16_t > <<<grid, block, 0, stream>>> (d, (float) value);
+    fill_component<uint16_t><<<grid, block, 0, stream>>> (d, (float) value);
   return cudaGetLastError ();
 }

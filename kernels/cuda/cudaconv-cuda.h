@@ -19,14 +19,14 @@ extern "C" {
  * named as cc_family_name() says (the two strip families share 2d-strip);
  * which one runs is decided in one place, cc_cuda_select_family(). */
 typedef enum {
-  CC_FAMILY_2D_STRIP_TILED_HALO = 0,    /* r <= 2, rows in whole vectors */
+  CC_FAMILY_2D_STRIP_TILED_HALO = 0, /* r <= 2, rows in whole vectors */
   CC_FAMILY_2D_STRIP_CACHE_HALO,
-  CC_FAMILY_2D_ROW_BLOCK,               /* tiled-halo r <= 2, other planes */
+  CC_FAMILY_2D_ROW_BLOCK, /* tiled-halo r <= 2, other planes */
   CC_FAMILY_2D_TILED_HALO,
   CC_FAMILY_2D_CACHE_HALO,
-  CC_FAMILY_SEPARABLE_STRIP_MMA,        /* tensor cores, streaming */
+  CC_FAMILY_SEPARABLE_STRIP_MMA, /* tensor cores, streaming */
   CC_FAMILY_SEPARABLE_STRIP_FP32,
-  CC_FAMILY_SEPARABLE_TILE_MMA,         /* tensor cores, 64 x 64 tiles */
+  CC_FAMILY_SEPARABLE_TILE_MMA, /* tensor cores, 64 x 64 tiles */
   CC_FAMILY_SEPARABLE_TILE_FP32
 } CcFamily;
 #define CC_N_FAMILIES 9
@@ -70,8 +70,9 @@ typedef enum {
  * family whose conditions hold (radius, sample type, how the planes' rows
  * are aligned, grid limits). cudaErrorInvalidValue for arguments that no
  * family takes (such as CC_STRATEGY_SEPARABLE for a filter without factors). */
-cudaError_t cc_cuda_select_family (const CcComponent * src, const CcComponent * dst,
-    const CcFilter * filter, CcStrategy strategy, CcFamily * family);
+cudaError_t cc_cuda_select_family (const CcComponent *src,
+    const CcComponent *dst, const CcFilter *filter, CcStrategy strategy,
+    CcFamily *family);
 
 /* Convolves src into dst (device pointers, same size and sample type) with
  * the filter (radius, response and offset included), running the family
@@ -79,19 +80,19 @@ cudaError_t cc_cuda_select_family (const CcComponent * src, const CcComponent * 
  * dst's own channel samples are written. src and dst must not overlap: the
  * kernels read src through the read-only cache, and some write an output
  * sample more than once (with the same value). */
-cudaError_t cc_cuda_convolve (const CcComponent * src, const CcComponent * dst,
-    const CcFilter * filter, CcBorder border, CcStrategy strategy,
-    cudaStream_t stream, CcLaunchFlags flags, CcFamily * ran);
+cudaError_t cc_cuda_convolve (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *filter, CcBorder border, CcStrategy strategy,
+    cudaStream_t stream, CcLaunchFlags flags, CcFamily *ran);
 
 /* Whether family can run these arguments: its own conditions in the
  * selector, whatever comes before it in a strategy's list. */
-int cc_cuda_family_takes (CcFamily family, const CcComponent * src,
-    const CcComponent * dst, const CcFilter * filter);
+int cc_cuda_family_takes (CcFamily family, const CcComponent *src,
+    const CcComponent *dst, const CcFilter *filter);
 
 /* Runs the named family (tests and benchmarks): cudaErrorInvalidValue where
  * cc_cuda_family_takes says it cannot. */
-cudaError_t cc_cuda_convolve_family (CcFamily family, const CcComponent * src,
-    const CcComponent * dst, const CcFilter * filter, CcBorder border,
+cudaError_t cc_cuda_convolve_family (CcFamily family, const CcComponent *src,
+    const CcComponent *dst, const CcFilter *filter, CcBorder border,
     cudaStream_t stream, CcLaunchFlags flags);
 
 /* Runs every strategy that can take the filter on this channel, a warm-up
@@ -101,20 +102,20 @@ cudaError_t cc_cuda_convolve_family (CcFamily family, const CcComponent * src,
  * receives CC_N_FAMILIES medians in milliseconds per launch, indexed by the
  * family each strategy ran, -1 for families not run. dst is overwritten. */
 #define CC_CUDA_TUNE_RUNS 5
-cudaError_t cc_cuda_fastest_strategy (const CcComponent * src,
-    const CcComponent * dst, const CcFilter * filter, CcBorder border,
-    cudaStream_t stream, CcStrategy * fastest, float *ms);
+cudaError_t cc_cuda_fastest_strategy (const CcComponent *src,
+    const CcComponent *dst, const CcFilter *filter, CcBorder border,
+    cudaStream_t stream, CcStrategy *fastest, float *ms);
 
 /* Sets every sample of the channel to value (saturated to the sample type). */
-cudaError_t cc_cuda_fill (const CcComponent * dst, unsigned value,
+cudaError_t cc_cuda_fill (const CcComponent *dst, unsigned value,
     cudaStream_t stream);
 
 /* Formats of three 10-bit samples (and a 2-bit one) to a 32-bit word */
 typedef enum {
-  CC_WORD_V210 = 0,             /* 6 pixels of 4:2:2 in 4 words */
-  CC_WORD_Y410,                 /* U, Y, V, A at bits 0, 10, 20, 30 */
-  CC_WORD_RGB10A2,              /* R, G, B, A */
-  CC_WORD_BGR10A2               /* B, G, R, A */
+  CC_WORD_V210 = 0, /* 6 pixels of 4:2:2 in 4 words */
+  CC_WORD_Y410,     /* U, Y, V, A at bits 0, 10, 20, 30 */
+  CC_WORD_RGB10A2,  /* R, G, B, A */
+  CC_WORD_BGR10A2   /* B, G, R, A */
 } CcWordLayout;
 
 /* Unpacks (to_planes) a frame of width x height pixels in rows of pitch

@@ -21,16 +21,16 @@
 __device__ __forceinline__ void
 wait_for_previous_grid ()
 {
-#if defined (__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile ("griddepcontrol.wait;":::"memory");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
 }
 
 __device__ __forceinline__ void
 release_next_grid ()
 {
-#if defined (__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile ("griddepcontrol.launch_dependents;":::"memory");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
 

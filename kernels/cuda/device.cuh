@@ -18,27 +18,28 @@
  * copy to local memory. A kernel takes the taps of its radius only, so r1
  * passes 9 floats and r15's 961 stay within the 4 KB of parameters every
  * driver takes. */
-template < int R, bool MAGNITUDE > struct Taps2D {
+template <int R, bool MAGNITUDE> struct Taps2D {
   static constexpr int SIDE = 2 * R + 1;
   /* two filters back to back for a gradient magnitude */
   static constexpr int COUNT = SIDE * SIDE * (MAGNITUDE ? 2 : 1);
   float w[COUNT];
 };
 
-template < int R > struct TapsSeparable {
+template <int R> struct TapsSeparable {
   float col[2 * R + 1];
   float row[2 * R + 1];
 };
 
-static_assert (2 * (2 * CC_MAX_MAGNITUDE_RADIUS + 1) *
-    (2 * CC_MAX_MAGNITUDE_RADIUS + 1) <= CC_MAX_TAPS,
+static_assert (2 * (2 * CC_MAX_MAGNITUDE_RADIUS + 1)
+            * (2 * CC_MAX_MAGNITUDE_RADIUS + 1)
+        <= CC_MAX_TAPS,
     "both halves of a magnitude filter fit the taps of a CcFilter");
 
-template < typename T > struct SampleTraits;
-template <> struct SampleTraits <uint8_t> {
+template <typename T> struct SampleTraits;
+template <> struct SampleTraits<uint8_t> {
   static constexpr float max = 255.0f;
 };
-template <> struct SampleTraits <uint16_t> {
+template <> struct SampleTraits<uint16_t> {
   static constexpr float max = 65535.0f;
 };
 
@@ -58,14 +59,15 @@ struct ComponentArgs {
 };
 
 /* two channels, the offset, the border and a grid's shape beside it */
-static_assert (sizeof (Taps2D < CC_MAX_RADIUS, false >) +
-    2 * sizeof (ComponentArgs) + 32 <= 4096,
+static_assert (sizeof (Taps2D<CC_MAX_RADIUS, false>)
+            + 2 * sizeof (ComponentArgs) + 32
+        <= 4096,
     "the largest filter and the other kernel parameters fit 4 KB");
 
 /* Two rounded 16-bit samples, saturated already to 16 bits, within the
  * channel's depth */
 __device__ __forceinline__ unsigned
-limit_pair (unsigned two, const ComponentArgs & c)
+limit_pair (unsigned two, const ComponentArgs &c)
 {
   return c.limited ? __vminu2 (two, c.max_pair) & c.kept_pair : two;
 }
@@ -95,22 +97,22 @@ sample_to_float (unsigned v)
  * for a v that already holds the + 0.5 of rounding to nearest: adding 2^23
  * rounding down drops the fraction exactly. Clamping before the floor gives
  * the same integer as after it, and NaN gives 0. */
-template < typename T > __device__ __forceinline__ unsigned
+template <typename T> __device__ __forceinline__ unsigned
 round_biased_sample (float v)
 {
-  const float t = fminf (fmaxf (v, 0.0f), SampleTraits < T >::max);
+  const float t = fminf (fmaxf (v, 0.0f), SampleTraits<T>::max);
   return __float_as_uint (__fadd_rd (t, CC_TWO_POW_23));
 }
 
 /* floor(v + 0.5) saturated to the sample's range, in the low bits */
-template < typename T > __device__ __forceinline__ unsigned
+template <typename T> __device__ __forceinline__ unsigned
 round_sample (float v)
 {
-  return round_biased_sample < T > (v + 0.5f);
+  return round_biased_sample<T> (v + 0.5f);
 }
 
-template < typename T > __device__ __forceinline__ float
-load_sample (const ComponentArgs & c, int x, int y)
+template <typename T> __device__ __forceinline__ float
+load_sample (const ComponentArgs &c, int x, int y)
 {
   const T *row = (const T *) (c.data + (size_t) y * c.pitch);
   return sample_to_float (__ldg (row + (size_t) x * c.pixel_stride));
@@ -118,19 +120,19 @@ load_sample (const ComponentArgs & c, int x, int y)
 
 /* Ghost cells resolve to a real sample or to 0 here, so no compute loop ever
  * tests a border. */
-template < typename T > __device__ __forceinline__ float
-load_bordered (const ComponentArgs & c, int x, int y, CcBorder border)
+template <typename T> __device__ __forceinline__ float
+load_bordered (const ComponentArgs &c, int x, int y, CcBorder border)
 {
   int bx = cc_border_index (x, c.width, border);
   int by = cc_border_index (y, c.height, border);
   if (bx < 0 || by < 0)
     return 0.0f;
-  return load_sample < T > (c, bx, by);
+  return load_sample<T> (c, bx, by);
 }
 
 /* bits: a rounded sample in its low bits (round_sample) */
-template < typename T > __device__ __forceinline__ void
-store_rounded (const ComponentArgs & c, int x, int y, unsigned bits)
+template <typename T> __device__ __forceinline__ void
+store_rounded (const ComponentArgs &c, int x, int y, unsigned bits)
 {
   T *row = (T *) (c.data + (size_t) y * c.pitch);
   if (sizeof (T) == 2)
@@ -148,10 +150,10 @@ pack_floor_saturated (uint8_t *, const float (&v)[4])
   const int s2 = __float2int_rd (v[2]), s3 = __float2int_rd (v[3]);
   unsigned high, all;
   /* d = c << 16 | sat(a) << 8 | sat(b) */
-  asm ("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;":"=r" (high):"r" (s3),
-      "r" (s2));
-  asm ("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;":"=r" (all):"r" (s1),
-      "r" (s0), "r" (high));
+  asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(high) : "r"(s3), "r"(s2));
+  asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;"
+      : "=r"(all)
+      : "r"(s1), "r"(s0), "r"(high));
   return all;
 }
 
@@ -163,29 +165,29 @@ pack_floor_saturated (uint8_t *, const float (&v)[4], const ComponentArgs &)
 }
 
 __device__ __forceinline__ uint2
-pack_floor_saturated (uint16_t *, const float (&v)[4], const ComponentArgs & dst)
+pack_floor_saturated (uint16_t *, const float (&v)[4], const ComponentArgs &dst)
 {
   const int s0 = __float2int_rd (v[0]), s1 = __float2int_rd (v[1]);
   const int s2 = __float2int_rd (v[2]), s3 = __float2int_rd (v[3]);
   uint2 out;
   /* d = sat(a) << 16 | sat(b) */
-  asm ("cvt.pack.sat.u16.s32 %0, %1, %2;":"=r" (out.x):"r" (s1), "r" (s0));
-  asm ("cvt.pack.sat.u16.s32 %0, %1, %2;":"=r" (out.y):"r" (s3), "r" (s2));
+  asm("cvt.pack.sat.u16.s32 %0, %1, %2;" : "=r"(out.x) : "r"(s1), "r"(s0));
+  asm("cvt.pack.sat.u16.s32 %0, %1, %2;" : "=r"(out.y) : "r"(s3), "r"(s2));
   out.x = limit_pair (out.x, dst);
   out.y = limit_pair (out.y, dst);
   return out;
 }
 
-template < typename T > __device__ __forceinline__ void
-store_sample (const ComponentArgs & c, int x, int y, float v)
+template <typename T> __device__ __forceinline__ void
+store_sample (const ComponentArgs &c, int x, int y, float v)
 {
-  store_rounded < T > (c, x, y, round_sample < T > (v));
+  store_rounded<T> (c, x, y, round_sample<T> (v));
 }
 
 /* Every thread of the block stores the ROWS outputs of one column; outputs
  * past the plane's right or bottom edge are dropped. */
-template < typename T, int ROWS > __device__ __forceinline__ void
-store_column (const ComponentArgs & dst, int x, int y, const float (&v)[ROWS],
+template <typename T, int ROWS> __device__ __forceinline__ void
+store_column (const ComponentArgs &dst, int x, int y, const float (&v)[ROWS],
     float offset)
 {
   if (x >= dst.width)
@@ -193,34 +195,34 @@ store_column (const ComponentArgs & dst, int x, int y, const float (&v)[ROWS],
 #pragma unroll
   for (int k = 0; k < ROWS; k++)
     if (y + k < dst.height)
-      store_sample < T > (dst, x, y + k, v[k] + offset);
+      store_sample<T> (dst, x, y + k, v[k] + offset);
 }
 
 /* Four consecutive samples: the unit in which windows move from global to
  * shared memory, one 32-bit word of 8-bit samples or two of 16-bit ones. */
-template < typename T > struct Quad;
-template <> struct Quad <uint8_t> {
+template <typename T> struct Quad;
+template <> struct Quad<uint8_t> {
   typedef unsigned type;
 };
-template <> struct Quad <uint16_t> {
+template <> struct Quad<uint16_t> {
   typedef uint2 type;
 };
 
 /* Whether the channel's samples can move as aligned VecT vectors: one
  * sample per pixel, and its start and pitch multiples of the vector's
  * size. */
-template < typename VecT > __host__ __device__ __forceinline__ bool
-moves_as_vectors (const ComponentArgs & c)
+template <typename VecT> __host__ __device__ __forceinline__ bool
+moves_as_vectors (const ComponentArgs &c)
 {
   return c.pixel_stride == 1
-      && ((reinterpret_cast < uintptr_t > (c.data) | c.pitch)
-      % sizeof (VecT)) == 0;
+      && ((reinterpret_cast<uintptr_t> (c.data) | c.pitch) % sizeof (VecT))
+      == 0;
 }
 
-template < typename T > __host__ __device__ __forceinline__ bool
-moves_as_quads (const ComponentArgs & c)
+template <typename T> __host__ __device__ __forceinline__ bool
+moves_as_quads (const ComponentArgs &c)
 {
-  return moves_as_vectors < typename Quad < T >::type > (c);
+  return moves_as_vectors<typename Quad<T>::type> (c);
 }
 
 /* A byte permute puts each sample's bytes under the exponent of 2^23, an
@@ -229,15 +231,15 @@ moves_as_quads (const ComponentArgs & c)
 __device__ __forceinline__ float
 word_sample (uint8_t *, unsigned w, int k)
 {
-  return biased_sample_to_float (__byte_perm (w, CC_TWO_POW_23_BITS,
-          0x7540 + k));
+  return biased_sample_to_float (
+      __byte_perm (w, CC_TWO_POW_23_BITS, 0x7540 + k));
 }
 
 __device__ __forceinline__ float
 word_sample (uint16_t *, unsigned w, int k)
 {
-  return biased_sample_to_float (__byte_perm (w, CC_TWO_POW_23_BITS,
-          k ? 0x7532 : 0x7510));
+  return biased_sample_to_float (
+      __byte_perm (w, CC_TWO_POW_23_BITS, k ? 0x7532 : 0x7510));
 }
 
 __device__ __forceinline__ float4
@@ -264,7 +266,7 @@ quad_to_float4 (uint2 w)
 constexpr int
 sm_max_threads ()
 {
-#if !defined (__CUDA_ARCH__)
+#if !defined(__CUDA_ARCH__)
   return 2048;
 #elif __CUDA_ARCH__ == 750
   return 1024;
@@ -281,7 +283,7 @@ sm_max_threads ()
 constexpr int
 sm_max_blocks ()
 {
-#if !defined (__CUDA_ARCH__)
+#if !defined(__CUDA_ARCH__)
   return 32;
 #elif __CUDA_ARCH__ == 750 || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870
   return 16;
@@ -300,8 +302,9 @@ sm_max_blocks ()
 constexpr int
 blocks_that_fit (int threads, int wanted)
 {
-  return wanted * threads <= sm_max_threads () && wanted <= sm_max_blocks ()
-      ? wanted : 0;
+  return wanted * threads <= sm_max_threads () && wanted <= sm_max_blocks () ?
+      wanted :
+      0;
 }
 
 /* A one-dimensional grid of tiles: block t takes column t % columns of row
@@ -313,13 +316,13 @@ struct TileGrid {
 };
 
 __device__ __forceinline__ int
-tile_x0 (const TileGrid & g, int t, int tile_w)
+tile_x0 (const TileGrid &g, int t, int tile_w)
 {
   return (t % g.columns) * tile_w;
 }
 
 __device__ __forceinline__ int
-tile_y0 (const TileGrid & g, int t, int tile_h)
+tile_y0 (const TileGrid &g, int t, int tile_h)
 {
   return (t / g.columns) * tile_h;
 }
@@ -338,7 +341,7 @@ tile_y0 (const TileGrid & g, int t, int tile_h)
  *    quad column, what to write there is the sink's).
  * The window starts LEAD columns left of x0, where the quads are aligned:
  * window column c is at shared column LEAD + c of rows PITCH floats apart. */
-template < typename T, int W, int H, int LEAD, int PITCH, int THREADS >
+template <typename T, int W, int H, int LEAD, int PITCH, int THREADS>
 struct WindowStage {
   static constexpr int QUADS_X = (LEAD + W + 3) / 4;
   static constexpr int QUADS = QUADS_X * H;
@@ -346,16 +349,16 @@ struct WindowStage {
   static_assert (PITCH % 4 == 0 && PITCH >= 4 * QUADS_X,
       "rows hold whole, 16-byte aligned quads");
   static_assert (PER_THREAD <= 32, "one bit per staged quad");
-  typedef typename Quad < T >::type QuadT;
+  typedef typename Quad<T>::type QuadT;
 
   QuadT quad[PER_THREAD];
-  unsigned staged;              /* bit n: quad[n] holds its samples */
+  unsigned staged; /* bit n: quad[n] holds its samples */
 
-  __device__ __forceinline__ void load (const ComponentArgs & src, int x0,
+  __device__ __forceinline__ void load (const ComponentArgs &src, int x0,
       int y0)
   {
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    const bool quads = moves_as_quads < T > (src);
+    const bool quads = moves_as_quads<T> (src);
     staged = 0;
 #pragma unroll
     for (int n = 0; n < PER_THREAD; n++) {
@@ -364,16 +367,16 @@ struct WindowStage {
       const int gx = x0 - LEAD + 4 * (k - row * QUADS_X), gy = y0 + row;
       if (k < QUADS && quads && gx >= 0 && gx + 4 <= src.width && gy >= 0
           && gy < src.height) {
-        quad[n] = __ldg (reinterpret_cast < const QuadT *>(src.data +
-                (size_t) gy * src.pitch + (size_t) gx * sizeof (T)));
+        quad[n] = __ldg (reinterpret_cast<const QuadT *> (
+            src.data + (size_t) gy * src.pitch + (size_t) gx * sizeof (T)));
         staged |= 1u << n;
       }
     }
   }
 
-  template < typename Sink > __device__ __forceinline__ void
-  store_to (const Sink & sink, const ComponentArgs & src, int x0, int y0,
-      CcBorder border) const
+  template <typename Sink>
+  __device__ __forceinline__ void store_to (const Sink &sink,
+      const ComponentArgs &src, int x0, int y0, CcBorder border) const
   {
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
 #pragma unroll
@@ -386,10 +389,11 @@ struct WindowStage {
         sink.quad (row, col, quad[n]);
       } else {
         const int gx = x0 - LEAD + 4 * col, gy = y0 + row;
-        sink.samples (row, col, make_float4 (load_bordered < T > (src, gx, gy,
-                    border), load_bordered < T > (src, gx + 1, gy, border),
-                load_bordered < T > (src, gx + 2, gy, border),
-                load_bordered < T > (src, gx + 3, gy, border)));
+        sink.samples (row, col,
+            make_float4 (load_bordered<T> (src, gx, gy, border),
+                load_bordered<T> (src, gx + 1, gy, border),
+                load_bordered<T> (src, gx + 2, gy, border),
+                load_bordered<T> (src, gx + 3, gy, border)));
       }
     }
   }
@@ -399,7 +403,7 @@ struct WindowStage {
     float *smem;
     __device__ __forceinline__ void samples (int row, int col, float4 v) const
     {
-      *reinterpret_cast < float4 * >(smem + row * PITCH + 4 * col) = v;
+      *reinterpret_cast<float4 *> (smem + row * PITCH + 4 * col) = v;
     }
     __device__ __forceinline__ void quad (int row, int col, QuadT q) const
     {
@@ -407,14 +411,14 @@ struct WindowStage {
     }
   };
 
-  __device__ __forceinline__ void store (float *smem, const ComponentArgs & src,
+  __device__ __forceinline__ void store (float *smem, const ComponentArgs &src,
       int x0, int y0, CcBorder border) const
   {
-    store_to (FloatSink { smem }, src, x0, y0, border);
+    store_to (FloatSink{ smem }, src, x0, y0, border);
   }
 
   /* load() then store(): the whole window, its loads all in flight */
-  __device__ __forceinline__ void fill (float *smem, const ComponentArgs & src,
+  __device__ __forceinline__ void fill (float *smem, const ComponentArgs &src,
       int x0, int y0, CcBorder border)
   {
     load (src, x0, y0);
@@ -424,7 +428,7 @@ struct WindowStage {
 
 /* The columns a window that starts R left of a multiple of 4 reaches back
  * to its quad boundary. */
-template < int R > constexpr int
+template <int R> constexpr int
 quad_lead ()
 {
   return (R + 3) / 4 * 4 - R;
@@ -456,7 +460,7 @@ struct Tile64 {
 /* The filter's (2r+1)^2 weights into registers, and for a gradient
  * magnitude the second filter's into wb, for kernels that keep the whole
  * filter there (small radii). */
-template < int SIDE, bool MAGNITUDE > __device__ __forceinline__ void
+template <int SIDE, bool MAGNITUDE> __device__ __forceinline__ void
 load_weights (const float *taps, float (&w)[SIDE * SIDE],
     float (&wb)[MAGNITUDE ? SIDE * SIDE : 1])
 {
@@ -468,7 +472,7 @@ load_weights (const float *taps, float (&w)[SIDE * SIDE],
   }
 }
 
-template < int ROWS, bool MAGNITUDE > __device__ __forceinline__ void
+template <int ROWS, bool MAGNITUDE> __device__ __forceinline__ void
 finish_magnitude (float (&a)[ROWS], const float (&b)[ROWS])
 {
   if (MAGNITUDE) {

@@ -8,12 +8,12 @@
 #include "radii.cuh"
 
 /* The compile-time view of a family's radii, for with_kernel_separable */
-template < const FamilyRadii & RADII > struct RadiiOf {
-  template < typename T > static constexpr int min ()
+template <const FamilyRadii &RADII> struct RadiiOf {
+  template <typename T> static constexpr int min ()
   {
     return sizeof (T) == 1 ? RADII.min_8 : RADII.min_16;
   }
-  template < typename T > static constexpr int max ()
+  template <typename T> static constexpr int max ()
   {
     return sizeof (T) == 1 ? RADII.max_8 : RADII.max_16;
   }
@@ -24,18 +24,18 @@ template < const FamilyRadii & RADII > struct RadiiOf {
  * limits): true where the launcher can take l. A launcher given what its
  * conditions refuse returns cudaErrorInvalidValue. The catalogue's row of
  * each family names them. */
-bool strip_2d_fits (const Launch & l);
-cudaError_t launch_2d_strip_tiled_halo (const Launch & l);
-cudaError_t launch_2d_strip_cache_halo (const Launch & l);
-cudaError_t launch_2d_row_block (const Launch & l);
-cudaError_t launch_2d_tiled_halo (const Launch & l);
-bool cache_halo_2d_fits (const Launch & l);
-cudaError_t launch_2d_cache_halo (const Launch & l);
-bool separable_strip_mma_fits (const Launch & l);
-cudaError_t launch_separable_strip_mma (const Launch & l);
-bool separable_strip_fp32_fits (const Launch & l);
-cudaError_t launch_separable_strip_fp32 (const Launch & l);
-cudaError_t launch_separable_tile_mma (const Launch & l);
-cudaError_t launch_separable_tile_fp32 (const Launch & l);
+bool strip_2d_fits (const Launch &l);
+cudaError_t launch_2d_strip_tiled_halo (const Launch &l);
+cudaError_t launch_2d_strip_cache_halo (const Launch &l);
+cudaError_t launch_2d_row_block (const Launch &l);
+cudaError_t launch_2d_tiled_halo (const Launch &l);
+bool cache_halo_2d_fits (const Launch &l);
+cudaError_t launch_2d_cache_halo (const Launch &l);
+bool separable_strip_mma_fits (const Launch &l);
+cudaError_t launch_separable_strip_mma (const Launch &l);
+bool separable_strip_fp32_fits (const Launch &l);
+cudaError_t launch_separable_strip_fp32 (const Launch &l);
+cudaError_t launch_separable_tile_mma (const Launch &l);
+cudaError_t launch_separable_tile_fp32 (const Launch &l);
 
 #endif /* CUDACONV_FAMILIES_CUH */

@@ -24,10 +24,10 @@ struct Launch {
   int width, height;
   ComponentArgs src, dst;
   CcSampleType sample;
-  const CcFilter *filter;       /* valid (cc_filter_valid) */
-  float offset;                 /* in raw units (cc_component_raw_offset) */
+  const CcFilter *filter; /* valid (cc_filter_valid) */
+  float offset;           /* in raw units (cc_component_raw_offset) */
   CcBorder border;
-  bool src_ready;               /* CC_LAUNCH_SRC_READY */
+  bool src_ready; /* CC_LAUNCH_SRC_READY */
   cudaStream_t stream;
 
   int radius () const { return filter->radius; }
@@ -37,7 +37,7 @@ struct Launch {
 /* The kernels are compiled for each radius, so that their loops over the
  * window unroll: body (std::integral_constant<int, R> ()) for R == r, or
  * outside where r is not in MIN_R .. MAX_R. */
-template < int MIN_R, int MAX_R, int R = MIN_R, typename Ret, typename Body >
+template <int MIN_R, int MAX_R, int R = MIN_R, typename Ret, typename Body>
 static Ret
 with_radius (int r, Ret outside, Body body)
 {
@@ -45,8 +45,8 @@ with_radius (int r, Ret outside, Body body)
     return outside;
   } else {
     if (r == R)
-      return body (std::integral_constant < int, R > ());
-    return with_radius < MIN_R, MAX_R, R + 1 > (r, outside, body);
+      return body (std::integral_constant<int, R> ());
+    return with_radius<MIN_R, MAX_R, R + 1> (r, outside, body);
   }
 }
 
@@ -54,17 +54,18 @@ with_radius (int r, Ret outside, Body body)
  * uint16_t) and R, MAGNITUDE integral constants of its filter, for radii up
  * to MAX_R (CC_MAX_MAGNITUDE_RADIUS for a gradient magnitude); outside for
  * the others. */
-template < int MAX_R, typename Ret, typename Body > static Ret
-with_kernel_2d (const Launch & l, Ret outside, Body body)
+template <int MAX_R, typename Ret, typename Body> static Ret
+with_kernel_2d (const Launch &l, Ret outside, Body body)
 {
-  constexpr int MAX_MAGNITUDE_R = MAX_R < CC_MAX_MAGNITUDE_RADIUS ? MAX_R :
+  constexpr int MAX_MAGNITUDE_R = MAX_R < CC_MAX_MAGNITUDE_RADIUS ?
+      MAX_R :
       CC_MAX_MAGNITUDE_RADIUS;
-  auto of_type =[&](auto t)->Ret {
+  auto of_type = [&] (auto t) -> Ret {
     if (l.magnitude ())
-      return with_radius < 0, MAX_MAGNITUDE_R > (l.radius (), outside,
-          [&](auto r) { return body (t, r, std::true_type ()); });
-    return with_radius < 0, MAX_R > (l.radius (), outside,
-        [&](auto r) { return body (t, r, std::false_type ()); });
+      return with_radius<0, MAX_MAGNITUDE_R> (l.radius (), outside,
+          [&] (auto r) { return body (t, r, std::true_type ()); });
+    return with_radius<0, MAX_R> (l.radius (), outside,
+        [&] (auto r) { return body (t, r, std::false_type ()); });
   };
   if (l.sample == CC_SAMPLE_U8)
     return of_type (uint8_t ());
@@ -73,13 +74,14 @@ with_kernel_2d (const Launch & l, Ret outside, Body body)
 
 /* body (T (), R) for a separable launch, radii MIN_R .. MAX_R of type T's
  * range (MIN_R (sizeof (T)), MAX_R (sizeof (T))); outside for the others */
-template < typename Range, typename Ret, typename Body > static Ret
-with_kernel_separable (const Launch & l, Ret outside, Body body)
+template <typename Range, typename Ret, typename Body> static Ret
+with_kernel_separable (const Launch &l, Ret outside, Body body)
 {
-  auto of_type =[&](auto t)->Ret {
+  auto of_type = [&] (auto t) -> Ret {
     typedef decltype (t) T;
-    return with_radius < Range::template min < T > (), Range::template max < T >
-        () > (l.radius (), outside,[&](auto r) { return body (t, r); });
+    return with_radius<Range::template min<T> (),
+        Range::template max<T> ()> (l.radius (), outside,
+        [&] (auto r) { return body (t, r); });
   };
   if (l.sample == CC_SAMPLE_U8)
     return of_type (uint8_t ());
@@ -89,19 +91,19 @@ with_kernel_separable (const Launch & l, Ret outside, Body body)
 /* The filter's 2D taps as the kernel of radius R takes them, times scale:
  * copied into the kernel parameter, so the filter may change once the
  * launch is queued */
-template < int R, bool MAGNITUDE > static Taps2D < R, MAGNITUDE >
-taps_2d (const CcFilter & f, float scale = 1.0f)
+template <int R, bool MAGNITUDE> static Taps2D<R, MAGNITUDE>
+taps_2d (const CcFilter &f, float scale = 1.0f)
 {
-  Taps2D < R, MAGNITUDE > t;
-  for (int k = 0; k < Taps2D < R, MAGNITUDE >::COUNT; k++)
+  Taps2D<R, MAGNITUDE> t;
+  for (int k = 0; k < Taps2D<R, MAGNITUDE>::COUNT; k++)
     t.w[k] = f.taps[k] * scale;
   return t;
 }
 
-template < int R > static TapsSeparable < R >
-taps_separable (const CcFilter & f)
+template <int R> static TapsSeparable<R>
+taps_separable (const CcFilter &f)
 {
-  TapsSeparable < R > t;
+  TapsSeparable<R> t;
   std::memcpy (t.col, f.col_taps, sizeof (t.col));
   std::memcpy (t.row, f.row_taps, sizeof (t.row));
   return t;
@@ -109,7 +111,7 @@ taps_separable (const CcFilter & f)
 
 /* Shared memory past the default 48 KB needs the kernel's consent; per
  * device and cheap, so asking on every launch keeps multi-GPU use simple. */
-template < typename Kernel > static cudaError_t
+template <typename Kernel> static cudaError_t
 allow_shared_bytes (Kernel kernel, size_t bytes)
 {
   if (bytes <= DEFAULT_SHARED_LIMIT)
@@ -121,7 +123,7 @@ allow_shared_bytes (Kernel kernel, size_t bytes)
 /* The argument checks have refused planes with more tiles than a grid
  * takes, so the count fits an int. */
 static inline TileGrid
-tile_grid (const Launch & l, int tile_w, int tile_h)
+tile_grid (const Launch &l, int tile_w, int tile_h)
 {
   TileGrid g;
   g.columns = (l.width + tile_w - 1) / tile_w;
@@ -131,23 +133,23 @@ tile_grid (const Launch & l, int tile_w, int tile_h)
 
 /* One tile of tile_w x tile_h outputs per block of block threads; every
  * tile kernel takes (src, dst, taps, offset, border, tiles). */
-template < typename Kernel, typename Taps > static cudaError_t
-launch_tiles (Kernel kernel, const Taps & taps, int tile_w, int tile_h,
-    dim3 block, size_t shared_bytes, const Launch & l)
+template <typename Kernel, typename Taps> static cudaError_t
+launch_tiles (Kernel kernel, const Taps &taps, int tile_w, int tile_h,
+    dim3 block, size_t shared_bytes, const Launch &l)
 {
   const TileGrid tiles = tile_grid (l, tile_w, tile_h);
   cudaError_t err = allow_shared_bytes (kernel, shared_bytes);
   if (err != cudaSuccess)
     return err;
-  kernel <<<tiles.count, block, shared_bytes, l.stream>>> (l.src, l.dst,
-      taps, l.offset, l.border, tiles);
+  kernel<<<tiles.count, block, shared_bytes, l.stream>>> (l.src, l.dst, taps,
+      l.offset, l.border, tiles);
   return cudaGetLastError ();
 }
 
 /* The 64 x 64 tiles of the column kernels */
-template < typename Kernel, typename Taps > static cudaError_t
-launch_column_tiles (Kernel kernel, const Taps & taps, size_t shared_bytes,
-    const Launch & l)
+template <typename Kernel, typename Taps> static cudaError_t
+launch_column_tiles (Kernel kernel, const Taps &taps, size_t shared_bytes,
+    const Launch &l)
 {
   return launch_tiles (kernel, taps, Tile64::TILE_W, Tile64::TILE_H,
       dim3 (Tile64::THREADS_X, Tile64::THREADS_Y), shared_bytes, l);
@@ -156,8 +158,8 @@ launch_column_tiles (Kernel kernel, const Taps & taps, size_t shared_bytes,
 /* What ask (device) answers for the current device, a positive number
  * kept in known[device] after the first time (devices past
  * CC_CUDA_MAX_DEVICES ask every time); 0 where it cannot be had. */
-template < typename Ask > static int
-per_device (std::atomic < int >(&known)[CC_CUDA_MAX_DEVICES], Ask ask)
+template <typename Ask> static int
+per_device (std::atomic<int> (&known)[CC_CUDA_MAX_DEVICES], Ask ask)
 {
   int dev = 0;
   if (cudaGetDevice (&dev) != cudaSuccess)
@@ -175,12 +177,14 @@ per_device (std::atomic < int >(&known)[CC_CUDA_MAX_DEVICES], Ask ask)
 static inline int
 device_sms ()
 {
-  static std::atomic < int >known[CC_CUDA_MAX_DEVICES];
-  return per_device (known,[](int dev) {
-        int sms = 0;
-        return cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
-            dev) == cudaSuccess ? sms : 0;
-      });
+  static std::atomic<int> known[CC_CUDA_MAX_DEVICES];
+  return per_device (known, [] (int dev) {
+    int sms = 0;
+    return cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev)
+            == cudaSuccess ?
+        sms :
+        0;
+  });
 }
 
 #endif /* CUDACONV_LAUNCH_CUH */

@@ -29,7 +29,7 @@
 __device__ __forceinline__ unsigned
 half2_bits (__half2 h)
 {
-  return *reinterpret_cast < unsigned *>(&h);
+  return *reinterpret_cast<unsigned *> (&h);
 }
 
 /* Two bytes of w (picked by sel, a byte_perm selector whose other two
@@ -39,8 +39,8 @@ __device__ __forceinline__ unsigned
 bytes_to_half2 (unsigned w, unsigned sel)
 {
   const unsigned biased = __byte_perm (w, HALF_1024_BYTE * 0x01010101u, sel);
-  return half2_bits (__hsub2 (*reinterpret_cast < const __half2 * >(&biased),
-          __float2half2_rn (1024.0f)));
+  return half2_bits (__hsub2 (*reinterpret_cast<const __half2 *> (&biased),
+      __float2half2_rn (1024.0f)));
 }
 
 /* byte_perm selectors: bytes 0 and 1, 2 and 3 of a quad of 8-bit
@@ -67,7 +67,7 @@ scale_exponent (float largest, int top)
 }
 
 /* The largest |tap| (x) and the sum of all |taps| (y) of SIDE taps */
-template < int SIDE > __device__ __forceinline__ float2
+template <int SIDE> __device__ __forceinline__ float2
 tap_magnitudes (const float *taps)
 {
   float2 m = make_float2 (0.0f, 0.0f);
@@ -90,8 +90,8 @@ split_to_halves (float2 v, unsigned &hi, unsigned &lo)
   const __half2 h = __float22half2_rn (v);
   const float2 back = __half22float2 (h);
   hi = half2_bits (h);
-  lo = half2_bits (__float22half2_rn (make_float2 (v.x - back.x,
-              v.y - back.y)));
+  lo = half2_bits (
+      __float22half2_rn (make_float2 (v.x - back.x, v.y - back.y)));
 }
 
 /* d += a * b on a warp: a is 16 x 16 (4 registers of half2 per lane), b is
@@ -101,19 +101,19 @@ __device__ __forceinline__ void
 mma_16x8x16 (float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
 {
 #if __CUDA_ARCH__ >= 800
-  asm ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
       "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-      :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
-      :"r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1));
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 #else
-  asm ("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
       "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
-      :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
-      :"r" (a[0]), "r" (a[1]), "r" (b0));
-  asm ("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(b0));
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
       "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
-      :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
-      :"r" (a[2]), "r" (a[3]), "r" (b1));
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[2]), "r"(a[3]), "r"(b1));
 #endif
 }
 
@@ -121,12 +121,13 @@ mma_16x8x16 (float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
  * shared memory: lane l gives the address of row l % 16, columns 8 (l / 16)
  * on (16 bytes). Volatile for the same reason as the transposed load. */
 __device__ __forceinline__ void
-load_a_matrix (unsigned (&a)[4], const __half * row)
+load_a_matrix (unsigned (&a)[4], const __half *row)
 {
   const unsigned addr = (unsigned) __cvta_generic_to_shared (row);
-  asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
-      "{%0, %1, %2, %3}, [%4];":"=r" (a[0]), "=r" (a[1]), "=r" (a[2]),
-      "=r" (a[3]):"r" (addr));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
+               "{%0, %1, %2, %3}, [%4];"
+               : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
+               : "r"(addr));
 }
 
 /* N (2 or 4) 8 x 8 matrices of halves from shared memory, transposed: lane
@@ -135,18 +136,21 @@ load_a_matrix (unsigned (&a)[4], const __half * row)
  * column l / 4. For a row-major K x 8 block of B that is the B operand of
  * mma_16x8x16, k rows at a time. The asm is volatile so that it stays
  * behind the __syncthreads that published the matrix. */
-template < int N > __device__ __forceinline__ void
-load_matrices_transposed (unsigned (&b)[N], const __half * row)
+template <int N> __device__ __forceinline__ void
+load_matrices_transposed (unsigned (&b)[N], const __half *row)
 {
   static_assert (N == 2 || N == 4, "ldmatrix loads 1, 2 or 4 matrices");
   const unsigned addr = (unsigned) __cvta_generic_to_shared (row);
   if constexpr (N == 4)
-    asm volatile ("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 "
-        "{%0, %1, %2, %3}, [%4];":"=r" (b[0]), "=r" (b[1]), "=r" (b[2]),
-        "=r" (b[3]):"r" (addr));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 "
+                 "{%0, %1, %2, %3}, [%4];"
+                 : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3])
+                 : "r"(addr));
   else
-    asm volatile ("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 "
-        "{%0, %1}, [%2];":"=r" (b[0]), "=r" (b[1]):"r" (addr));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 "
+                 "{%0, %1}, [%2];"
+                 : "=r"(b[0]), "=r"(b[1])
+                 : "r"(addr));
 }
 
 #endif /* CUDACONV_MMA_CUH */

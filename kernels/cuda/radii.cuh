@@ -32,21 +32,21 @@ struct FamilyRadii {
 };
 
 /* 2d-strip-tiled-halo, 2d-strip-cache-halo */
-inline constexpr FamilyRadii STRIP_2D_RADII = {0, STRIP_2D_MAX_RADIUS, 0,
-    STRIP_2D_MAX_RADIUS};
-inline constexpr FamilyRadii ROW_BLOCK_RADII = {0, ROW_BLOCK_MAX_RADIUS, 0,
-    ROW_BLOCK_MAX_RADIUS};
+inline constexpr FamilyRadii STRIP_2D_RADII = { 0, STRIP_2D_MAX_RADIUS, 0,
+  STRIP_2D_MAX_RADIUS };
+inline constexpr FamilyRadii ROW_BLOCK_RADII = { 0, ROW_BLOCK_MAX_RADIUS, 0,
+  ROW_BLOCK_MAX_RADIUS };
 /* 2d-tiled-halo, 2d-cache-halo */
-inline constexpr FamilyRadii TILE_2D_RADII = {0, CC_MAX_RADIUS, 0,
-    CC_MAX_RADIUS};
-inline constexpr FamilyRadii STRIP_MMA_RADII = {STRIP_MMA_MIN_RADIUS_8,
-    STRIP_MMA_MAX_RADIUS, STRIP_MMA_MIN_RADIUS_16, STRIP_MMA_MAX_RADIUS};
-inline constexpr FamilyRadii STRIP_FP32_RADII = {1, STRIP_FP32_MAX_RADIUS, 1,
-    STRIP_FP32_MAX_RADIUS};
+inline constexpr FamilyRadii TILE_2D_RADII = { 0, CC_MAX_RADIUS, 0,
+  CC_MAX_RADIUS };
+inline constexpr FamilyRadii STRIP_MMA_RADII = { STRIP_MMA_MIN_RADIUS_8,
+  STRIP_MMA_MAX_RADIUS, STRIP_MMA_MIN_RADIUS_16, STRIP_MMA_MAX_RADIUS };
+inline constexpr FamilyRadii STRIP_FP32_RADII = { 1, STRIP_FP32_MAX_RADIUS, 1,
+  STRIP_FP32_MAX_RADIUS };
 /* separable-tile-mma: 8-bit planes from r2 (an fp16 copy of a 16-bit
  * sample takes two planes, which measured slower) */
-inline constexpr FamilyRadii TILE_MMA_RADII = {2, CC_MAX_RADIUS, 1, 0};
+inline constexpr FamilyRadii TILE_MMA_RADII = { 2, CC_MAX_RADIUS, 1, 0 };
 /* separable-tile-fp32: the rest */
-inline constexpr FamilyRadii TILE_FP32_RADII = {0, 1, 0, CC_MAX_RADIUS};
+inline constexpr FamilyRadii TILE_FP32_RADII = { 0, 1, 0, CC_MAX_RADIUS };
 
 #endif /* CUDACONV_RADII_CUH */

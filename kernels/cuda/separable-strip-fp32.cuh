@@ -72,23 +72,23 @@ struct StripFp32 {
 };
 
 /* lanes at each side of a warp that only feed their neighbours */
-template < int R > __host__ __device__ constexpr int
+template <int R> __host__ __device__ constexpr int
 ss_halo_lanes ()
 {
   return (R + StripFp32::V - 1) / StripFp32::V;
 }
 
 /* output columns per warp */
-template < int R > __host__ __device__ constexpr int
+template <int R> __host__ __device__ constexpr int
 ss_tile_w ()
 {
-  return StripFp32::V * (StripFp32::LANES - 2 * ss_halo_lanes < R > ());
+  return StripFp32::V * (StripFp32::LANES - 2 * ss_halo_lanes<R> ());
 }
 
 /* input rows after the chunks: enough for the outputs of the chunks' rows
  * to lie inside the strip (2r), and for their loads ahead to lie inside
  * it or its r rows below (r + StripFp32::AHEAD) */
-template < int R > __host__ __device__ constexpr int
+template <int R> __host__ __device__ constexpr int
 ss_tail_rows ()
 {
   return 2 * R > R + StripFp32::AHEAD ? 2 * R : R + StripFp32::AHEAD;
@@ -96,76 +96,78 @@ ss_tail_rows ()
 
 /* chunks per strip where the plane is large: a strip about
  * StripFp32::TARGET_ROWS rows tall */
-template < int R > __host__ __device__ constexpr int
+template <int R> __host__ __device__ constexpr int
 ss_chunks ()
 {
-  return StripFp32::TARGET_ROWS - ss_tail_rows < R > () < 2 * R + 1 ? 1 :
-      (StripFp32::TARGET_ROWS - ss_tail_rows < R > () + R) / (2 * R + 1);
+  return StripFp32::TARGET_ROWS - ss_tail_rows<R> () < 2 * R + 1 ?
+      1 :
+      (StripFp32::TARGET_ROWS - ss_tail_rows<R> () + R) / (2 * R + 1);
 }
 
 /* output rows per strip */
-template < int R > __host__ __device__ constexpr int
+template <int R> __host__ __device__ constexpr int
 sep_strip_rows (int chunks)
 {
-  return chunks * (2 * R + 1) + ss_tail_rows < R > ();
+  return chunks * (2 * R + 1) + ss_tail_rows<R> ();
 }
 
 /* Warp columns across, strips down. */
-template < int R > __host__ dim3
+template <int R> __host__ dim3
 sep_strip_grid (int width, int height, int chunks)
 {
-  constexpr int TW = ss_tile_w < R > ();
-  const int rows = sep_strip_rows < R > (chunks);
+  constexpr int TW = ss_tile_w<R> ();
+  const int rows = sep_strip_rows<R> (chunks);
   const int strips = (height + rows - 1) / rows;
-  return dim3 ((width + TW - 1) / TW, (strips + StripFp32::WARPS - 1)
-      / StripFp32::WARPS);
+  return dim3 ((width + TW - 1) / TW,
+      (strips + StripFp32::WARPS - 1) / StripFp32::WARPS);
 }
 
 /* The chunks per strip for a plane on a GPU of sms SMs: ss_chunks(), less
  * while the plane's warps would leave SMs short of StripFp32::MIN_SM_WARPS
  * (fewer warps than that leave the loads' latency exposed), and while a strip
  * would be taller than the plane; 0 where even one chunk is. */
-template < int R > __host__ int
+template <int R> __host__ int
 sep_strip_chunks (int width, int height, int sms)
 {
-  int chunks = ss_chunks < R > ();
-  auto warps =[&](int c) {
-    const dim3 g = sep_strip_grid < R > (width, height, c);
+  int chunks = ss_chunks<R> ();
+  auto warps = [&] (int c) {
+    const dim3 g = sep_strip_grid<R> (width, height, c);
     return (long long) g.x * g.y * StripFp32::WARPS;
   };
-  while (chunks > 1 && (sep_strip_rows < R > (chunks) > height
+  while (chunks > 1
+      && (sep_strip_rows<R> (chunks) > height
           || warps (chunks) < (long long) sms * StripFp32::MIN_SM_WARPS))
     chunks--;
-  return sep_strip_rows < R > (chunks) <= height ? chunks : 0;
+  return sep_strip_rows<R> (chunks) <= height ? chunks : 0;
 }
 
 /* Whether a plane's samples can take the kernel: one sample per pixel,
  * start and pitch multiples of a quad, whole quads across (a lane stores
  * all of its quad or none of it). */
-template < typename T > __host__ __device__ __forceinline__ bool
-sep_strip_fits (const ComponentArgs & c)
+template <typename T> __host__ __device__ __forceinline__ bool
+sep_strip_fits (const ComponentArgs &c)
 {
-  return moves_as_quads < T > (c) && c.width % StripFp32::V == 0;
+  return moves_as_quads<T> (c) && c.width % StripFp32::V == 0;
 }
 
 /* row buffers per warp: a chunk's 2r+1 rows, at least the two that the
  * other rows alternate between */
-template < int R > __host__ __device__ constexpr int
+template <int R> __host__ __device__ constexpr int
 ss_stage_rows ()
 {
   return 2 * R + 1 > 2 ? 2 * R + 1 : 2;
 }
 
 /* Where a lane finds its quad of a row, fixed for the whole strip. */
-template < typename T > struct SepStripLane {
-  typedef typename Quad < T >::type QuadT;
-  int x;                        /* the quad's first column */
-  bool stores;                  /* not a halo lane, and inside the plane */
+template <typename T> struct SepStripLane {
+  typedef typename Quad<T>::type QuadT;
+  int x;       /* the quad's first column */
+  bool stores; /* not a halo lane, and inside the plane */
   /* in the side warps: the plane column that stands in for each of the
    * 4, or -1 for a zero */
   int from[StripFp32::V];
 
-  __device__ __forceinline__ void init (const ComponentArgs & src, int x0,
+  __device__ __forceinline__ void init (const ComponentArgs &src, int x0,
       int lane, int halo_lanes, CcBorder border)
   {
     x = x0 + StripFp32::V * (lane - halo_lanes);
@@ -176,19 +178,19 @@ template < typename T > struct SepStripLane {
       from[q] = cc_border_index (x + q, src.width, border);
   }
 
-  template < bool GATHER > __device__ __forceinline__ QuadT
-  fetch (const char *row) const
+  template <bool GATHER>
+  __device__ __forceinline__ QuadT fetch (const char *row) const
   {
     if (!GATHER)
-      return __ldg (reinterpret_cast < const QuadT * >(row + (size_t) x *
-              sizeof (T)));
-    const T *samples = reinterpret_cast < const T * >(row);
+      return __ldg (
+          reinterpret_cast<const QuadT *> (row + (size_t) x * sizeof (T)));
+    const T *samples = reinterpret_cast<const T *> (row);
     unsigned s[StripFp32::V];
 #pragma unroll
     for (int q = 0; q < StripFp32::V; q++)
       s[q] = from[q] >= 0 ? (unsigned) __ldg (samples + from[q]) : 0u;
     QuadT out;
-    unsigned *w = reinterpret_cast < unsigned *>(&out);
+    unsigned *w = reinterpret_cast<unsigned *> (&out);
     if (sizeof (T) == 1) {
       w[0] = s[0] | s[1] << 8 | s[2] << 16 | s[3] << 24;
     } else {
@@ -200,19 +202,18 @@ template < typename T > struct SepStripLane {
 };
 
 /* One warp's strip of output rows y0 .. y0 + sep_strip_rows() - 1 */
-template < typename T, int R, bool GATHER > __device__ __forceinline__ void
-sep_strip_rows_of (const ComponentArgs & src, const ComponentArgs & dst,
-    const SepStripLane < T > &me, int y0, CcBorder border, const float *wc,
+template <typename T, int R, bool GATHER> __device__ __forceinline__ void
+sep_strip_rows_of (const ComponentArgs &src, const ComponentArgs &dst,
+    const SepStripLane<T> &me, int y0, CcBorder border, const float *wc,
     const float *wr, float first, int chunks,
-        float4 (*stage)[StripFp32::LANES + 2 *
-        ss_halo_lanes < R > ()])
+    float4 (*stage)[StripFp32::LANES + 2 * ss_halo_lanes<R> ()])
 {
-  typedef typename Quad < T >::type QuadT;
+  typedef typename Quad<T>::type QuadT;
   constexpr int SIDE = 2 * R + 1;
-  constexpr int HL = ss_halo_lanes < R > ();
-  constexpr int TAIL = ss_tail_rows < R > ();
-  constexpr int MAIN0 = 2 * R;  /* the first input row of the chunks */
-  const int tail0 = MAIN0 + chunks * SIDE;      /* the first after them */
+  constexpr int HL = ss_halo_lanes<R> ();
+  constexpr int TAIL = ss_tail_rows<R> ();
+  constexpr int MAIN0 = 2 * R; /* the first input row of the chunks */
+  const int tail0 = MAIN0 + chunks * SIDE; /* the first after them */
   /* the row pass's window: quads lane - HL .. lane + HL, of which sample
    * LEAD is the first the lane's outputs read */
   constexpr int WIN = StripFp32::V * (2 * HL + 1);
@@ -221,7 +222,7 @@ sep_strip_rows_of (const ComponentArgs & src, const ComponentArgs & dst,
 
   /* input row m is plane row y0 - R + m; rows outside the plane only
    * before MAIN0 or from tail0 + R on */
-  auto fetch_any =[&](int m) -> QuadT {
+  auto fetch_any = [&] (int m) -> QuadT {
     int y = y0 - R + m;
     bool zero = false;
     if ((unsigned) y >= (unsigned) src.height) {
@@ -229,8 +230,8 @@ sep_strip_rows_of (const ComponentArgs & src, const ComponentArgs & dst,
       zero = y < 0;
       y = zero ? 0 : y;
     }
-    const QuadT q = me.template fetch < GATHER > (src.data + (size_t) y *
-        src.pitch);
+    const QuadT q = me.template fetch<GATHER> (
+        src.data + (size_t) y * src.pitch);
     return zero ? QuadT () : q;
   };
 
@@ -242,7 +243,7 @@ sep_strip_rows_of (const ComponentArgs & src, const ComponentArgs & dst,
     ahead[k] = fetch_any (k);
 
   /* adds input row m (its quad in q) to output rows lo .. hi */
-  auto column =[&](int m, QuadT q, int lo, int hi) {
+  auto column = [&] (int m, QuadT q, int lo, int hi) {
     const float4 f4 = quad_to_float4 (q);
     const float f[StripFp32::V] = { f4.x, f4.y, f4.z, f4.w };
 #pragma unroll
@@ -258,10 +259,10 @@ sep_strip_rows_of (const ComponentArgs & src, const ComponentArgs & dst,
   /* the row pass in two steps: the column sums in ring slot s go to the
    * row buffer buf; after a __syncwarp, a buffer's sums are filtered along
    * the row and stored as the next output row */
-  auto publish =[&](float4 * buf, int s) {
+  auto publish = [&] (float4 *buf, int s) {
     buf[HL + lane] = make_float4 (a[s][0], a[s][1], a[s][2], a[s][3]);
   };
-  auto finish =[&](const float4 * buf) {
+  auto finish = [&] (const float4 *buf) {
     float win[WIN];
 #pragma unroll
     for (int d = 0; d < 2 * HL + 1; d++) {
@@ -280,14 +281,15 @@ sep_strip_rows_of (const ComponentArgs & src, const ComponentArgs & dst,
         sum = fmaf (wr[j], win[LEAD + p + j], sum);
       v[p] = sum;
     }
-    if (me.stores)
-      *reinterpret_cast < QuadT * >(out) = pack_floor_saturated ((T *) nullptr,
-          v, dst);
+    if (me.stores) {
+      const QuadT packed = pack_floor_saturated ((T *) nullptr, v, dst);
+      *reinterpret_cast<QuadT *> (out) = packed;
+    }
     out += dst.pitch;
   };
   /* the whole row pass of the column sums in ring slot s, through the row
    * buffer of the output row's parity */
-  auto row =[&](float4 * buf, int s) {
+  auto row = [&] (float4 *buf, int s) {
     publish (buf, s);
     __syncwarp ();
     finish (buf);
@@ -304,9 +306,8 @@ sep_strip_rows_of (const ComponentArgs & src, const ComponentArgs & dst,
   /* the chunks: input row m = MAIN0 + c * SIDE + j finishes output row
    * c * SIDE + j, whose ring slot is j; their rows and the rows loaded
    * ahead lie inside the plane, one pitch apart */
-  const char *next = src.data + (ptrdiff_t) (y0 - R + MAIN0
-      + StripFp32::AHEAD) *
-      (ptrdiff_t) src.pitch;
+  const char *next = src.data
+      + (ptrdiff_t) (y0 - R + MAIN0 + StripFp32::AHEAD) * (ptrdiff_t) src.pitch;
   QuadT ring[StripFp32::AHEAD];
 #pragma unroll
   for (int k = 0; k < StripFp32::AHEAD; k++)
@@ -319,7 +320,7 @@ sep_strip_rows_of (const ComponentArgs & src, const ComponentArgs & dst,
 #pragma unroll
       for (int k = 0; k + 1 < StripFp32::AHEAD; k++)
         ring[k] = ring[k + 1];
-      ring[StripFp32::AHEAD - 1] = me.template fetch < GATHER > (next);
+      ring[StripFp32::AHEAD - 1] = me.template fetch<GATHER> (next);
       next += src.pitch;
       /* counted from this chunk: output rows j .. j + 2r, whose ring slots
        * are those of their rows in the strip (chunks are 2r+1 rows) */
@@ -351,25 +352,28 @@ sep_strip_rows_of (const ComponentArgs & src, const ComponentArgs & dst,
   }
 }
 
-template < typename T, int R >
+/* clang-format would take __launch_bounds__ for the kernel's name */
+/* clang-format off */
+template <typename T, int R>
 __global__ void __launch_bounds__ (StripFp32::LANES * StripFp32::WARPS,
-    blocks_that_fit (StripFp32::LANES * StripFp32::WARPS, StripFp32::SM_WARPS
-        / StripFp32::WARPS))
+    blocks_that_fit (StripFp32::LANES * StripFp32::WARPS,
+        StripFp32::SM_WARPS / StripFp32::WARPS))
 conv_separable_strip (ComponentArgs src, ComponentArgs dst,
-    const __grid_constant__ TapsSeparable < R > taps, float offset,
+    const __grid_constant__ TapsSeparable<R> taps, float offset,
     CcBorder border, int chunks)
+/* clang-format on */
 {
   constexpr int SIDE = 2 * R + 1;
-  constexpr int HL = ss_halo_lanes < R > ();
-  const int rows = sep_strip_rows < R > (chunks);
+  constexpr int HL = ss_halo_lanes<R> ();
+  const int rows = sep_strip_rows<R> (chunks);
   /* per warp a chunk's rows (ss_stage_rows); the rows outside the chunks
    * alternate between two, so that one __syncwarp per row orders a row's
    * writes after the reads of the row before the last */
-  __shared__ float4 stage[StripFp32::WARPS][ss_stage_rows < R
-      > ()][StripFp32::LANES + 2 * HL];
+  __shared__ float4
+      stage[StripFp32::WARPS][ss_stage_rows<R> ()][StripFp32::LANES + 2 * HL];
 
   const int lane = threadIdx.x;
-  const int x0 = blockIdx.x * ss_tile_w < R > ();
+  const int x0 = blockIdx.x * ss_tile_w<R> ();
   const int strip_y0 = (blockIdx.y * StripFp32::WARPS + threadIdx.y) * rows;
   /* the whole warp leaves together: no __syncwarp is left waiting */
   if (strip_y0 >= src.height)
@@ -379,7 +383,7 @@ conv_separable_strip (ComponentArgs src, ComponentArgs dst,
    * above get the same values twice */
   const int y0 = min (strip_y0, src.height - rows);
 
-  SepStripLane < T > me;
+  SepStripLane<T> me;
   me.init (src, x0, lane, HL, border);
 
   float wc[SIDE], wr[SIDE];
@@ -396,20 +400,19 @@ conv_separable_strip (ComponentArgs src, ComponentArgs dst,
   /* the pads beside the lanes' entries, which only halo lanes read */
   if (HL > 0 && lane < 2 * HL) {
     const int pad = lane < HL ? lane : StripFp32::LANES + lane;
-    for (int k = 0; k < ss_stage_rows < R > (); k++)
+    for (int k = 0; k < ss_stage_rows<R> (); k++)
       stage[threadIdx.y][k][pad] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
   }
 
   /* the warps whose quads reach past a side of the plane */
-  const bool side = x0 - StripFp32::V * HL < 0 || x0 + StripFp32::V
-      * (StripFp32::LANES - HL) >
-      src.width;
+  const bool side = x0 - StripFp32::V * HL < 0
+      || x0 + StripFp32::V * (StripFp32::LANES - HL) > src.width;
   if (side)
-    sep_strip_rows_of < T, R, true > (src, dst, me, y0, border, wc, wr, first,
+    sep_strip_rows_of<T, R, true> (src, dst, me, y0, border, wc, wr, first,
         chunks, stage[threadIdx.y]);
   else
-    sep_strip_rows_of < T, R, false > (src, dst, me, y0, border, wc, wr,
-        first, chunks, stage[threadIdx.y]);
+    sep_strip_rows_of<T, R, false> (src, dst, me, y0, border, wc, wr, first,
+        chunks, stage[threadIdx.y]);
 }
 
 #endif /* CUDACONV_SEPARABLE_STRIP_FP32_CUH */

@@ -81,12 +81,12 @@ struct StripMma {
 };
 
 /* bytes of a sample, of a window row, and the pieces of a block */
-template < typename T > struct MsShape {
+template <typename T> struct MsShape {
   static constexpr int ROW_BYTES = StripMma::WINDOW * (int) sizeof (T);
   static constexpr int PIECE_SAMPLES = StripMma::PIECE / (int) sizeof (T);
   static constexpr int PIECES_PER_ROW = ROW_BYTES / StripMma::PIECE;
-  static constexpr int PIECES_PER_LANE = StripMma::BLOCK_ROWS * PIECES_PER_ROW /
-      StripMma::LANES;
+  static constexpr int PIECES_PER_LANE = StripMma::BLOCK_ROWS * PIECES_PER_ROW
+      / StripMma::LANES;
   static constexpr int BLOCK_BYTES = StripMma::BLOCK_ROWS * ROW_BYTES;
   static_assert (StripMma::BLOCK_ROWS * PIECES_PER_ROW % StripMma::LANES == 0,
       "every lane copies as many pieces");
@@ -97,9 +97,9 @@ template < typename T > struct MsShape {
  * pitch multiples of a piece (cp.async copies aligned pieces), which also
  * aligns the stores of 4 samples. */
 __host__ __device__ __forceinline__ bool
-ms_strip_fits (const ComponentArgs & c)
+ms_strip_fits (const ComponentArgs &c)
 {
-  return moves_as_vectors < uint2 > (c);
+  return moves_as_vectors<uint2> (c);
 }
 
 /* Warp strips across, strips down. */
@@ -107,9 +107,8 @@ __host__ __forceinline__ dim3
 ms_strip_grid (int width, int height, int steps)
 {
   const int rows = StripMma::BLOCK_ROWS * steps;
-  return dim3 ((width + StripMma::TILE_W - 1) / StripMma::TILE_W, (height
-      + rows - 1) /
-      rows);
+  return dim3 ((width + StripMma::TILE_W - 1) / StripMma::TILE_W,
+      (height + rows - 1) / rows);
 }
 
 /* Steps per strip where the GPU holds `resident` warps of the kernel at
@@ -142,7 +141,7 @@ ms_biased_bytes (unsigned w, int p)
  * 8-bit: k = 2t, 2t + 1 are the even-column n-tile's columns 4t and
  * 4t + 2, k = 2t + 8, 2t + 9 the odd one's 4t + 1 and 4t + 3. 16-bit: the
  * n-tiles are the group's halves, so k is the column. */
-template < typename T > __device__ __forceinline__ int
+template <typename T> __device__ __forceinline__ int
 ms_mid_column (int k)
 {
   if (sizeof (T) == 2)
@@ -167,13 +166,14 @@ struct MsBands {
 
 /* taps[0] the column taps, taps[1] the row taps, in shared memory: the
  * lanes want different taps, which constant-bank loads would serialize */
-template < typename T, int R > __device__ __forceinline__ void
-ms_build_bands (const float (*taps)[2 * STRIP_MMA_MAX_RADIUS + 1], MsBands & b)
+template <typename T, int R> __device__ __forceinline__ void
+ms_build_bands (const float (*taps)[2 * STRIP_MMA_MAX_RADIUS + 1], MsBands &b)
 {
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const int e_col = scale_exponent (tap_magnitudes < 2 * R + 1 > (taps[0]).y *
-      SampleTraits < T >::max, 15);
-  const int e_row = scale_exponent (tap_magnitudes < 2 * R + 1 > (taps[1]).x,
+  const int e_col = scale_exponent (tap_magnitudes<2 * R + 1> (taps[0]).y
+          * SampleTraits<T>::max,
+      15);
+  const int e_row = scale_exponent (tap_magnitudes<2 * R + 1> (taps[1]).x,
       HALF_TAP_TOP);
   const float scale[2] = { pow2f (e_col), pow2f (e_row) };
   b.unscale = pow2f (-e_col) * pow2f (-e_row);
@@ -184,7 +184,7 @@ ms_build_bands (const float (*taps)[2 * STRIP_MMA_MAX_RADIUS + 1], MsBands & b)
     const float hi = __half2float (__float2half_rn (tap));
     b.bias_sum -= 1024.0f * (hi + __half2float (__float2half_rn (tap - hi)));
   }
-  auto tap =[&](int side, int d) {
+  auto tap = [&] (int side, int d) {
     return d >= 0 && d <= 2 * R ? taps[side][d] * scale[side] : 0.0f;
   };
 
@@ -200,8 +200,8 @@ ms_build_bands (const float (*taps)[2 * STRIP_MMA_MAX_RADIUS + 1], MsBands & b)
       split_to_halves (make_float2 (tap (0, d), tap (0, d + 1)),
           b.col[kb][0][i], b.col[kb][1][i]);
     }
-  /* B[k][n] = row tap (mid column (k) + 16 kb - 8 - (2n + q) + R); lane
-   * k = 2t, 2t + 1 (register 0) and 2t + 8, 2t + 9 (register 1) at n = g */
+    /* B[k][n] = row tap (mid column (k) + 16 kb - 8 - (2n + q) + R); lane
+     * k = 2t, 2t + 1 (register 0) and 2t + 8, 2t + 9 (register 1) at n = g */
 #pragma unroll
   for (int kb = 0; kb < 2; kb++)
 #pragma unroll
@@ -210,8 +210,8 @@ ms_build_bands (const float (*taps)[2 * STRIP_MMA_MAX_RADIUS + 1], MsBands & b)
       for (int i = 0; i < 2; i++) {
         const int k = 2 * t + 8 * i;
         const int base = 16 * kb - 8 - (2 * g + q) + R;
-        split_to_halves (make_float2 (tap (1, ms_mid_column < T > (k) + base),
-                tap (1, ms_mid_column < T > (k + 1) + base)),
+        split_to_halves (make_float2 (tap (1, ms_mid_column<T> (k) + base),
+                             tap (1, ms_mid_column<T> (k + 1) + base)),
             b.row[kb][q][0][i], b.row[kb][q][1][i]);
       }
 }
@@ -219,15 +219,15 @@ ms_build_bands (const float (*taps)[2 * STRIP_MMA_MAX_RADIUS + 1], MsBands & b)
 /* An 8-byte piece from global to shared memory, asynchronously where the
  * GPU can (cp.async, sm_80 on); complete after ms_copies_wait. */
 __device__ __forceinline__ void
-ms_copy_piece (uint8_t * to, const char *from)
+ms_copy_piece (uint8_t *to, const char *from)
 {
 #if __CUDA_ARCH__ >= 800
   const unsigned addr = (unsigned) __cvta_generic_to_shared (to);
-  asm volatile ("cp.async.ca.shared.global [%0], [%1], 8;"::"r" (addr),
-      "l" (from));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(addr),
+      "l"(from));
 #else
-  *reinterpret_cast < uint2 * >(to) = __ldg (reinterpret_cast <
-      const uint2 * >(from));
+  *reinterpret_cast<uint2 *> (to) = __ldg (
+      reinterpret_cast<const uint2 *> (from));
 #endif
 }
 
@@ -235,16 +235,16 @@ __device__ __forceinline__ void
 ms_copies_commit ()
 {
 #if __CUDA_ARCH__ >= 800
-  asm volatile ("cp.async.commit_group;");
+  asm volatile("cp.async.commit_group;");
 #endif
 }
 
 /* all but the last N committed groups of this lane's copies are done */
-template < int N > __device__ __forceinline__ void
+template <int N> __device__ __forceinline__ void
 ms_copies_wait ()
 {
 #if __CUDA_ARCH__ >= 800
-  asm volatile ("cp.async.wait_group %0;"::"n" (N));
+  asm volatile("cp.async.wait_group %0;" ::"n"(N));
 #endif
 }
 
@@ -255,8 +255,8 @@ ms_copies_wait ()
  * by sample. Ghost columns are the 8 left of column 0 (the strip at 0
  * only) and those from the right edge to 8 past it that lie in the
  * window. */
-template < typename T > struct MsColumns {
-  typedef MsShape < T > S;
+template <typename T> struct MsColumns {
+  typedef MsShape<T> S;
   int lo, hi;
   /* window columns of the partial piece that lie inside the plane */
   int partial_from, partial_to;
@@ -266,12 +266,13 @@ template < typename T > struct MsColumns {
 
   __device__ __forceinline__ MsColumns (int x0, int width)
   {
-    const int edge = width - (x0 - 8);  /* the right edge's window column */
+    const int edge = width - (x0 - 8); /* the right edge's window column */
     left_ghosts = x0 < 8;
     lo = left_ghosts ? 8 / S::PIECE_SAMPLES : 0;
     hi = max (lo, min (S::PIECES_PER_ROW, edge / S::PIECE_SAMPLES));
     partial_from = S::PIECE_SAMPLES * hi;
-    partial_to = edge % S::PIECE_SAMPLES && hi < S::PIECES_PER_ROW ? edge :
+    partial_to = edge % S::PIECE_SAMPLES && hi < S::PIECES_PER_ROW ?
+        edge :
         partial_from;
     right = min (edge, StripMma::WINDOW);
     right_end = min (edge + 8, StripMma::WINDOW);
@@ -287,14 +288,13 @@ template < typename T > struct MsColumns {
  * pieces l, l + 32, ... of the block, so that a warp's copy is a run of
  * 256 bytes of the window and the shared address of each is a constant
  * offset from the lane's first; lane r < 16 maps row r for all. */
-template < typename T > __device__ __forceinline__ void
-ms_load_block (uint8_t * to, const ComponentArgs & src, int x0, int first,
-    const MsColumns < T > &cols, CcBorder border)
+template <typename T> __device__ __forceinline__ void
+ms_load_block (uint8_t *to, const ComponentArgs &src, int x0, int first,
+    const MsColumns<T> &cols, CcBorder border)
 {
-  typedef MsShape < T > S;
+  typedef MsShape<T> S;
   const int lane = threadIdx.x & 31;
-  const int mapped = cc_border_index (first + (lane & 15), src.height,
-      border);
+  const int mapped = cc_border_index (first + (lane & 15), src.height, border);
   int row = lane / S::PIECES_PER_ROW, piece = lane % S::PIECES_PER_ROW;
   const int left = (x0 - 8) * (int) sizeof (T);
   to += StripMma::PIECE * lane;
@@ -304,10 +304,11 @@ ms_load_block (uint8_t * to, const ComponentArgs & src, int x0, int first,
     uint8_t *at = to + StripMma::PIECE * StripMma::LANES * j;
     if (piece >= cols.lo && piece < cols.hi) {
       if (y >= 0)
-        ms_copy_piece (at, src.data + (size_t) y * src.pitch + (left +
-                StripMma::PIECE * piece));
+        ms_copy_piece (at,
+            src.data + (size_t) y * src.pitch
+                + (left + StripMma::PIECE * piece));
       else
-        *reinterpret_cast < uint2 * >(at) = make_uint2 (0u, 0u);
+        *reinterpret_cast<uint2 *> (at) = make_uint2 (0u, 0u);
     }
     piece += StripMma::LANES % S::PIECES_PER_ROW;
     row += StripMma::LANES / S::PIECES_PER_ROW;
@@ -323,17 +324,17 @@ ms_load_block (uint8_t * to, const ComponentArgs & src, int x0, int first,
  * partial piece, and the ghost columns of a wrap border (which lie far
  * from the window). Out of line: only warps at the plane's sides come
  * here, and only for such widths or that border. */
-template < typename T > __device__ __noinline__ void
-ms_gather_columns (uint8_t * to, ComponentArgs src, int x0, int first,
-    int from, int to_col, CcBorder border)
+template <typename T> __device__ __noinline__ void
+ms_gather_columns (uint8_t *to, ComponentArgs src, int x0, int first, int from,
+    int to_col, CcBorder border)
 {
   const int lane = threadIdx.x & 31;
   const int n = to_col - from;
   constexpr int IN_FLIGHT = 4;
-  T *block = reinterpret_cast < T * >(to);
+  T *block = reinterpret_cast<T *> (to);
 #pragma unroll 1
-  for (int k0 = 0; k0 < StripMma::BLOCK_ROWS * n; k0 += IN_FLIGHT
-      * StripMma::LANES) {
+  for (int k0 = 0; k0 < StripMma::BLOCK_ROWS * n;
+       k0 += IN_FLIGHT * StripMma::LANES) {
     int at[IN_FLIGHT];
     unsigned v[IN_FLIGHT];
 #pragma unroll
@@ -343,8 +344,10 @@ ms_gather_columns (uint8_t * to, ComponentArgs src, int x0, int first,
       const int y = cc_border_index (first + r, src.height, border);
       const int x = cc_border_index (x0 - 8 + col, src.width, border);
       at[q] = k < StripMma::BLOCK_ROWS * n ? StripMma::WINDOW * r + col : -1;
-      v[q] = at[q] >= 0 && y >= 0 && x >= 0 ? (unsigned) __ldg (reinterpret_cast
-          < const T * >(src.data + (size_t) y * src.pitch) + x) : 0u;
+      const bool inside = at[q] >= 0 && y >= 0 && x >= 0;
+      const T *row = reinterpret_cast<const T *> (
+          src.data + (size_t) y * src.pitch);
+      v[q] = inside ? (unsigned) __ldg (row + x) : 0u;
     }
 #pragma unroll
     for (int q = 0; q < IN_FLIGHT; q++)
@@ -355,17 +358,17 @@ ms_gather_columns (uint8_t * to, ComponentArgs src, int x0, int first,
 
 /* What ms_load_block leaves to the side warps of a block, at the time it
  * is copied: the partial piece, and the ghost columns under wrap. */
-template < typename T > __device__ __forceinline__ void
-ms_gather_block (uint8_t * to, const ComponentArgs & src, int x0, int first,
-    const MsColumns < T > &cols, CcBorder border)
+template <typename T> __device__ __forceinline__ void
+ms_gather_block (uint8_t *to, const ComponentArgs &src, int x0, int first,
+    const MsColumns<T> &cols, CcBorder border)
 {
   if (cols.partial_to > cols.partial_from)
-    ms_gather_columns < T > (to, src, x0, first, cols.partial_from,
+    ms_gather_columns<T> (to, src, x0, first, cols.partial_from,
         cols.partial_to, border);
   if (border == CC_BORDER_WRAP && cols.left_ghosts)
-    ms_gather_columns < T > (to, src, x0, first, 0, 8, border);
+    ms_gather_columns<T> (to, src, x0, first, 0, 8, border);
   if (border == CC_BORDER_WRAP && cols.right < cols.right_end)
-    ms_gather_columns < T > (to, src, x0, first, cols.right, cols.right_end,
+    ms_gather_columns<T> (to, src, x0, first, cols.right, cols.right_end,
         border);
 }
 
@@ -374,13 +377,13 @@ ms_gather_block (uint8_t * to, const ComponentArgs & src, int x0, int first,
  * right ones. Clamp and mirror name window columns within 8 of the plane's
  * side, so filling is a copy in shared memory once the block has landed;
  * the columns are the same for every block of the strip. */
-template < typename T > struct MsGhostFill {
-  int at;                       /* window column of the first */
-  int n;                        /* 0 .. 8 of them */
-  unsigned from[2];             /* 8 source window columns, 0xff: zero */
+template <typename T> struct MsGhostFill {
+  int at;           /* window column of the first */
+  int n;            /* 0 .. 8 of them */
+  unsigned from[2]; /* 8 source window columns, 0xff: zero */
 
-  __device__ __forceinline__ MsGhostFill (const MsColumns < T > &cols,
-      int x0, int width, CcBorder border)
+  __device__ __forceinline__ MsGhostFill (const MsColumns<T> &cols, int x0,
+      int width, CcBorder border)
   {
     const int side = (threadIdx.x & 31) >> 4;
     at = 0;
@@ -402,10 +405,10 @@ template < typename T > struct MsGhostFill {
     }
   }
 
-  __device__ __forceinline__ void fill (uint8_t * block) const
+  __device__ __forceinline__ void fill (uint8_t *block) const
   {
-    T *row = reinterpret_cast < T * >(block) + StripMma::WINDOW
-        * (threadIdx.x & 15);
+    T *row = reinterpret_cast<T *> (block)
+        + StripMma::WINDOW * (threadIdx.x & 15);
     T v[8];
 #pragma unroll
     for (int k = 0; k < 8; k++) {
@@ -422,7 +425,7 @@ template < typename T > struct MsGhostFill {
 /* The 4 samples at plane column x of rows y and y + 8 where the group
  * reaches past the plane's right or bottom edge: what lies inside. Out of
  * line: only the warps at those edges come here. */
-template < typename T, typename Packed > __device__ __noinline__ void
+template <typename T, typename Packed> __device__ __noinline__ void
 ms_store_clipped (ComponentArgs dst, int x, int y, Packed top, Packed bottom)
 {
 #pragma unroll 1
@@ -431,8 +434,8 @@ ms_store_clipped (ComponentArgs dst, int x, int y, Packed top, Packed bottom)
     if (yy >= dst.height)
       continue;
     const Packed p = r ? bottom : top;
-    const T *samples = reinterpret_cast < const T * >(&p);
-    T *at = reinterpret_cast < T * >(dst.data + (size_t) yy * dst.pitch);
+    const T *samples = reinterpret_cast<const T *> (&p);
+    T *at = reinterpret_cast<T *> (dst.data + (size_t) yy * dst.pitch);
 #pragma unroll 1
     for (int k = 0; k < 4 && x + k < dst.width; k++)
       at[x + k] = samples[k];
@@ -444,19 +447,20 @@ ms_store_clipped (ComponentArgs dst, int x, int y, Packed top, Packed bottom)
  * 16 bytes per block row; n-tile h is the columns of parity h. 16-bit:
  * one per half of the group (16 bytes: 8 samples); n-tile h is half h,
  * low bytes plus 256 times high bytes. */
-template < typename T > __device__ __forceinline__ void
-ms_column_pass (const uint8_t * ld, int u, const MsBands & bands,
+template <typename T> __device__ __forceinline__ void
+ms_column_pass (const uint8_t *ld, int u, const MsBands &bands,
     float (&c)[2][4])
 {
   unsigned m[4];
 #pragma unroll
   for (int h = 0; h < 2; h++) {
-    const int planes = sizeof (T);      /* byte planes per n-tile */
+    const int planes = sizeof (T); /* byte planes per n-tile */
     float part[2][4];
     if (sizeof (T) == 2 || h == 0)
-      load_matrices_transposed < 4 > (m, reinterpret_cast < const __half * >
-          (ld + StripMma::GROUP_W * sizeof (T) * u + 16 * h * (sizeof (T)
-              - 1)));
+      load_matrices_transposed<4> (m,
+          reinterpret_cast<const __half *> (ld
+              + StripMma::GROUP_W * sizeof (T) * u
+              + 16 * h * (sizeof (T) - 1)));
 #pragma unroll
     for (int b = 0; b < planes; b++) {
       /* 8-bit: bytes of parity h; 16-bit: byte b of each sample */
@@ -474,8 +478,9 @@ ms_column_pass (const uint8_t * ld, int u, const MsBands & bands,
     }
 #pragma unroll
     for (int k = 0; k < 4; k++)
-      c[h][k] = sizeof (T) == 1 ? part[0][k] : fmaf (part[planes - 1][k],
-          256.0f, part[0][k]);
+      c[h][k] = sizeof (T) == 1 ?
+          part[0][k] :
+          fmaf (part[planes - 1][k], 256.0f, part[0][k]);
   }
 }
 
@@ -491,15 +496,17 @@ ms_row_products (float (&acc)[4], const unsigned (&hi)[4],
   mma_16x8x16 (acc, lo, band[0][0], band[0][1]);
 }
 
-template < typename T, int R >
+/* clang-format would take __launch_bounds__ for the kernel's name */
+/* clang-format off */
+template <typename T, int R>
 __global__ void __launch_bounds__ (StripMma::LANES,
-    blocks_that_fit (StripMma::LANES,
-        StripMma::SM_WARPS))
+    blocks_that_fit (StripMma::LANES, StripMma::SM_WARPS))
 conv_separable_mma_strip (ComponentArgs src, ComponentArgs dst,
-    const __grid_constant__ TapsSeparable < R > filter, float offset,
+    const __grid_constant__ TapsSeparable<R> filter, float offset,
     CcBorder border, int steps)
+/* clang-format on */
 {
-  typedef MsShape < T > S;
+  typedef MsShape<T> S;
   static_assert (R <= STRIP_MMA_MAX_RADIUS, "two k-steps of 16 rows");
   __shared__ __align__ (16) uint8_t ring[StripMma::RING][S::BLOCK_BYTES];
   __shared__ float taps[2][2 * STRIP_MMA_MAX_RADIUS + 1];
@@ -508,13 +515,13 @@ conv_separable_mma_strip (ComponentArgs src, ComponentArgs dst,
   const int x0 = blockIdx.x * StripMma::TILE_W;
   const int y0 = blockIdx.y * StripMma::BLOCK_ROWS * steps;
   /* the strip's steps that hold rows of the plane */
-  const int n_steps = min (steps, (src.height - y0 + StripMma::BLOCK_ROWS - 1) /
-      StripMma::BLOCK_ROWS);
-  const MsColumns < T > cols (x0, src.width);
+  const int n_steps = min (steps,
+      (src.height - y0 + StripMma::BLOCK_ROWS - 1) / StripMma::BLOCK_ROWS);
+  const MsColumns<T> cols (x0, src.width);
   const bool gathers = cols.partial_to > cols.partial_from
       || (border == CC_BORDER_WRAP && cols.has_ghosts ());
   const bool fills = border != CC_BORDER_WRAP && cols.has_ghosts ();
-  const MsGhostFill < T > ghosts (cols, x0, src.width, border);
+  const MsGhostFill<T> ghosts (cols, x0, src.width, border);
 
   /* one lane copies the taps: the same address on every load is a
    * constant-bank broadcast, where an address per lane would serialize */
@@ -527,7 +534,7 @@ conv_separable_mma_strip (ComponentArgs src, ComponentArgs dst,
   }
   __syncwarp ();
   MsBands bands;
-  ms_build_bands < T, R > (taps, bands);
+  ms_build_bands<T, R> (taps, bands);
   const float bias = offset + 0.5f;
 
   /* ldmatrix rows: lanes 0-15 give the rows of the step's first block,
@@ -544,16 +551,16 @@ conv_separable_mma_strip (ComponentArgs src, ComponentArgs dst,
     __syncwarp ();
     if (i + 2 <= n_steps) {
       const int first = y0 - 8 + StripMma::BLOCK_ROWS * (i + 2);
-      ms_load_block < T > (ring[(i + 2) % StripMma::RING], src, x0, first, cols,
+      ms_load_block<T> (ring[(i + 2) % StripMma::RING], src, x0, first, cols,
           border);
       if (gathers)
-        ms_gather_block < T > (ring[(i + 2) % StripMma::RING], src, x0, first,
+        ms_gather_block<T> (ring[(i + 2) % StripMma::RING], src, x0, first,
             cols, border);
     }
     ms_copies_commit ();
     if (i < 0)
       continue;
-    ms_copies_wait < 1 > ();
+    ms_copies_wait<1> ();
     __syncwarp ();
     if (fills) {
       /* the blocks that just landed: i + 1, and at the start block 0 */
@@ -563,25 +570,26 @@ conv_separable_mma_strip (ComponentArgs src, ComponentArgs dst,
       __syncwarp ();
     }
 
-    const uint8_t *ld = ring[(i + ld_block) % StripMma::RING] + S::ROW_BYTES *
-        ld_row;
+    const uint8_t *ld = ring[(i + ld_block) % StripMma::RING]
+        + S::ROW_BYTES * ld_row;
     const int y = y0 + StripMma::BLOCK_ROWS * i;
     const bool rows_inside = y + StripMma::BLOCK_ROWS <= dst.height;
-    char *out = dst.data + (size_t) (y + g) * dst.pitch + (x0 + 4 * t) *
-        sizeof (T);
+    char *out = dst.data + (size_t) (y + g) * dst.pitch
+        + (x0 + 4 * t) * sizeof (T);
     /* the sums of output group u, started by mid group u */
     float open[2][4];
 #pragma unroll
     for (int u = 0; u < StripMma::MID_GROUPS; u++) {
       float c[2][4];
-      ms_column_pass < T > (ld, u, bands, c);
+      ms_column_pass<T> (ld, u, bands, c);
       /* as the row pass's A: rows g, g + 8 of k 2t, 2t + 1 (n-tile 0),
        * then of k 2t + 8, 2t + 9 (n-tile 1) */
       unsigned hi[4], lo[4];
 #pragma unroll
       for (int k = 0; k < 4; k++)
         split_to_halves (make_float2 (c[k >> 1][2 * (k & 1)],
-                c[k >> 1][2 * (k & 1) + 1]), hi[k], lo[k]);
+                             c[k >> 1][2 * (k & 1) + 1]),
+            hi[k], lo[k]);
 
       /* row pass: mid group u finishes output group u - 1 (as its
        * second k-step) and starts output group u (as its first) */
@@ -598,19 +606,20 @@ conv_separable_mma_strip (ComponentArgs src, ComponentArgs dst,
           top[k] = fmaf (open[k & 1][k >> 1], bands.unscale, bias);
           bottom[k] = fmaf (open[k & 1][2 + (k >> 1)], bands.unscale, bias);
         }
-        typedef decltype (pack_floor_saturated ((T *) nullptr, top, dst)) Packed;
+        typedef decltype (pack_floor_saturated ((T *) nullptr, top,
+            dst)) Packed;
         const Packed top_packed = pack_floor_saturated ((T *) nullptr, top,
             dst);
         const Packed bottom_packed = pack_floor_saturated ((T *) nullptr,
             bottom, dst);
         const int gx = StripMma::GROUP_W * (u - 1);
         if (rows_inside && x0 + gx + StripMma::GROUP_W <= dst.width) {
-          *reinterpret_cast < Packed * >(out + gx * sizeof (T)) = top_packed;
-          *reinterpret_cast < Packed * >(out + gx * sizeof (T) +
-              8 * dst.pitch) = bottom_packed;
+          *reinterpret_cast<Packed *> (out + gx * sizeof (T)) = top_packed;
+          *reinterpret_cast<Packed *> (
+              out + gx * sizeof (T) + 8 * dst.pitch) = bottom_packed;
         } else {
-          ms_store_clipped < T, Packed > (dst, x0 + gx + 4 * t, y + g,
-              top_packed, bottom_packed);
+          ms_store_clipped<T, Packed> (dst, x0 + gx + 4 * t, y + g, top_packed,
+              bottom_packed);
         }
       }
       if (u + 1 < StripMma::MID_GROUPS) {
@@ -625,7 +634,7 @@ conv_separable_mma_strip (ComponentArgs src, ComponentArgs dst,
     }
   }
   /* no copy may be left in flight at exit */
-  ms_copies_wait < 0 > ();
+  ms_copies_wait<0> ();
 }
 
 #endif /* CUDACONV_SEPARABLE_STRIP_MMA_CUH */

@@ -14,14 +14,14 @@ struct WordPlanes {
 };
 
 __device__ __forceinline__ uint16_t *
-plane_row (const WordPlanes & pl, int k, int y)
+plane_row (const WordPlanes &pl, int k, int y)
 {
   return (uint16_t *) ((char *) pl.p[k] + (size_t) y * pl.pitch[k]);
 }
 
 /* Y410, RGB10A2_LE, BGR10A2_LE: field k (bits 10k) to or from plane k */
-template < bool PACK > __global__ void
-word_fields (uint8_t * packed, size_t pitch, int width, WordPlanes pl)
+template <bool PACK> __global__ void
+word_fields (uint8_t *packed, size_t pitch, int width, WordPlanes pl)
 {
   const int x = blockIdx.x * WORD_BLOCK + threadIdx.x;
   const int y = blockIdx.y;
@@ -48,8 +48,8 @@ word_fields (uint8_t * packed, size_t pitch, int width, WordPlanes pl)
 __constant__ uint8_t v210_plane[12] = { 1, 0, 2, 0, 1, 0, 2, 0, 1, 0, 2, 0 };
 __constant__ uint8_t v210_index[12] = { 0, 0, 0, 1, 1, 2, 1, 3, 2, 4, 2, 5 };
 
-template < bool PACK > __global__ void
-v210_groups (uint8_t * packed, size_t pitch, int width, WordPlanes pl)
+template <bool PACK> __global__ void
+v210_groups (uint8_t *packed, size_t pitch, int width, WordPlanes pl)
 {
   const int g = blockIdx.x * WORD_BLOCK + threadIdx.x;
   const int y = blockIdx.y;
@@ -59,8 +59,7 @@ v210_groups (uint8_t * packed, size_t pitch, int width, WordPlanes pl)
     return;
   uint32_t *w = (uint32_t *) (packed + (size_t) y * pitch) + 4 * g;
   uint16_t *rows[3] = { plane_row (pl, 0, y), plane_row (pl, 1, y),
-    plane_row (pl, 2, y)
-  };
+    plane_row (pl, 2, y) };
   uint32_t words[4] = { 0, 0, 0, 0 };
   if (!PACK)
     for (int k = 0; k < 4; k++)
@@ -82,14 +81,15 @@ v210_groups (uint8_t * packed, size_t pitch, int width, WordPlanes pl)
 }
 
 extern "C" cudaError_t
-cc_cuda_word_packed_convert (CcWordLayout layout, int to_planes,
-    void *packed, size_t pitch, int width, int height, void *const planes[4],
+cc_cuda_word_packed_convert (CcWordLayout layout, int to_planes, void *packed,
+    size_t pitch, int width, int height, void *const planes[4],
     const size_t plane_pitch[4], cudaStream_t stream)
 {
   const int n_planes = layout == CC_WORD_V210 ? 3 : 4;
   const size_t row_bytes = layout == CC_WORD_V210 ?
-      (size_t) (width + 5) / 6 * 16 : (size_t) width * 4;
-  WordPlanes pl = { };
+      (size_t) (width + 5) / 6 * 16 :
+      (size_t) width * 4;
+  WordPlanes pl = {};
 
   if (!packed || width <= 0 || height <= 0 || height > 65535
       || pitch < row_bytes || (pitch | (uintptr_t) packed) % 4 != 0
@@ -98,7 +98,7 @@ cc_cuda_word_packed_convert (CcWordLayout layout, int to_planes,
   for (int k = 0; k < n_planes; k++) {
     /* v210's chroma planes hold (width + 1) / 2 samples a row */
     const int samples = layout == CC_WORD_V210 && k > 0 ? (width + 1) / 2 :
-        width;
+                                                          width;
     if (!planes[k] || plane_pitch[k] < (size_t) samples * 2)
       return cudaErrorInvalidValue;
     pl.p[k] = (uint16_t *) planes[k];
@@ -109,17 +109,17 @@ cc_cuda_word_packed_convert (CcWordLayout layout, int to_planes,
   uint8_t *bytes = (uint8_t *) packed;
   if (layout == CC_WORD_V210) {
     if (to_planes)
-      v210_groups < false > <<<grid, WORD_BLOCK, 0, stream>>> (bytes, pitch,
-          width, pl);
+      v210_groups<false>
+          <<<grid, WORD_BLOCK, 0, stream>>> (bytes, pitch, width, pl);
     else
-      v210_groups < true > <<<grid, WORD_BLOCK, 0, stream>>> (bytes, pitch,
-          width, pl);
+      v210_groups<true>
+          <<<grid, WORD_BLOCK, 0, stream>>> (bytes, pitch, width, pl);
   } else if (to_planes) {
-    word_fields < false > <<<grid, WORD_BLOCK, 0, stream>>> (bytes, pitch,
-        width, pl);
+    word_fields<false>
+        <<<grid, WORD_BLOCK, 0, stream>>> (bytes, pitch, width, pl);
   } else {
-    word_fields < true > <<<grid, WORD_BLOCK, 0, stream>>> (bytes, pitch,
-        width, pl);
+    word_fields<true>
+        <<<grid, WORD_BLOCK, 0, stream>>> (bytes, pitch, width, pl);
   }
   return cudaGetLastError ();
 }
