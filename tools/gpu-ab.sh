@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Old build against new on the GPU machine, in one run: the kernel table
-# (cudaconv-bench --kernels) of each build in turn, ROUNDS times, compared
-# row by row by benchmarks/bench-compare.py (median per row, new / old,
-# rows slower than LIMIT fail); then whether the plugins' machine code
+# (cudaconv-bench --kernels) of each build in turn, ROUNDS times, and with
+# CUDACONV_AB_ELEMENT=1 the end-to-end rows too (--element: the input in
+# the element's pool and registered, against the transfer floor, for I420
+# at 1920x1080 and 3840x2160 and P010_10LE, YUY2 and v210 at 1920x1080;
+# --cuda-memory), each build's plugin run by the new build's bench,
+# interleaved the same way; compared row by row by benchmarks/bench-compare.py (median per
+# row, rows slower than LIMIT fail); then whether the plugins' machine code
 # differs (cuobjdump -sass, addresses and comments dropped), and the wall
 # time of a one-frame pipeline with each plugin (loading the plugin, CUDA's
 # start and the first use of its kernels), median of 5.
 #   tools/gpu-ab.sh OLD_BUILD NEW_BUILD [ROUNDS] [LIMIT]
+# CUDACONV_AB_KERNELS=0 leaves the kernel table out; CUDACONV_AB_FRAMES
+# sets the element runs' frames (default 300).
 # Both builds need benchmarks/cudaconv-bench and plugin/libgstcudaconv.so;
 # GStreamer comes from .gst (tools/gpu-bundle.sh). Files go to $OUT.
 set -uo pipefail
@@ -20,13 +26,32 @@ mkdir -p "$out"
 source "${CUDACONV_GST_BUNDLE:-.gst}/env.sh"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 status=0
+frames=${CUDACONV_AB_FRAMES:-300}
 csvs=()
+# SIDE ROUND TAG HARNESS ARGS...: one table of one side's plugin (and
+# kernels), timed by the bench of HARNESS (the side's own build, or new)
+bench() {
+  local side=$1 r=$2 tag=$3 harness=$4 build=$old
+  shift 4
+  [ "$side" = new ] && build=$new
+  [ "$harness" = own ] && harness=$build
+  GST_PLUGIN_PATH_1_0=$PWD/$build/plugin GST_REGISTRY_1_0=$out/registry-$side.bin \
+    "$harness/benchmarks/cudaconv-bench" "$@" --csv "$out/$tag-$side-$r.csv" \
+    >"$out/$tag-$side-$r.txt" 2>&1 || { echo "$tag, $side, round $r failed"; status=1; }
+  csvs+=("$out/$tag-$side-$r.csv")
+}
+rows="cuda, input in its pinned pool,cuda, foreign input, registered"
 for r in $(seq "$rounds"); do
   for side in old new; do
-    build=$old; [ $side = new ] && build=$new
-    "$build/benchmarks/cudaconv-bench" --kernels --csv "$out/kernels-$side-$r.csv" \
-      >"$out/kernels-$side-$r.txt" 2>&1 || { echo "$side round $r failed"; status=1; }
-    csvs+=("$out/kernels-$side-$r.csv")
+    if [ "${CUDACONV_AB_KERNELS:-1}" = 1 ]; then bench $side "$r" kernels own --kernels; fi
+    if [ "${CUDACONV_AB_ELEMENT:-0}" = 1 ]; then
+      bench $side "$r" I420-1080 "$new" --element --format I420 --size 1920x1080 --frames "$frames" --rows "$rows"
+      bench $side "$r" I420-2160 "$new" --element --format I420 --size 3840x2160 --frames "$frames" --rows "$rows"
+      for format in P010_10LE YUY2 v210; do
+        bench $side "$r" "$format" "$new" --element --format $format --size 1920x1080 --frames "$frames" --rows "$rows"
+      done
+      bench $side "$r" cuda-memory "$new" --cuda-memory --frames $((frames * 10))
+    fi
   done
 done
 python3 benchmarks/bench-compare.py --limit "$limit" "${csvs[@]}" | tee "$out/compare.txt"
