@@ -86,7 +86,7 @@ cc_component_bits_valid (const CcComponent *c)
       && c->shift <= 8 * (int) c->sample - cc_component_depth (c);
 }
 
-/* Whether both back ends can take the channel: data, a size, a known
+/* Whether both back ends can take the component: data, a size, a known
  * sample type, its bits, and rows long enough for their samples */
 static inline int
 cc_component_valid (const CcComponent *c)
@@ -98,7 +98,7 @@ cc_component_valid (const CcComponent *c)
       >= (size_t) ((c->width - 1) * c->pixel_stride + 1) * (size_t) c->sample;
 }
 
-/* The largest raw sample the channel stores: (2^depth - 1) << shift */
+/* The largest raw sample the component stores: (2^depth - 1) << shift */
 static inline unsigned
 cc_component_max_raw (const CcComponent *c)
 {

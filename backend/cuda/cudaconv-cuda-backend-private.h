@@ -21,7 +21,7 @@
 
 G_BEGIN_DECLS
 
-/* channel geometries whose tuned strategy is remembered */
+/* component geometries whose tuned strategy is remembered */
 #define CUDACONV_MAX_TUNED 8
 
 typedef struct {

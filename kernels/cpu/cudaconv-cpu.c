@@ -226,7 +226,7 @@ round_u8 (uint8_t *restrict p, const float *restrict v, float offset, int w,
     p[(size_t) x * ps] = (uint8_t) rounded_sample (v[x], offset, 255.0f);
 }
 
-/* 16-bit samples saturate to the channel's depth and keep their padding
+/* 16-bit samples saturate to the component's depth and keep their padding
  * bits clear (max and kept, cudaconv-kernel-types.h) */
 static inline __attribute__ ((always_inline)) void
 round_u16 (uint16_t *restrict p, const float *restrict v, float offset, int w,

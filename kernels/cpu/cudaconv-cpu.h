@@ -1,6 +1,6 @@
 /* cudaconv: host API of the CPU convolution back end.
  *
- * The same channel and filter descriptions as cudaconv-cuda.h, on host
+ * The same component and filter descriptions as cudaconv-cuda.h, on host
  * memory. Returns 0 on success or an errno value (EINVAL, ENOMEM). */
 #ifndef CUDACONV_CPU_H
 #define CUDACONV_CPU_H
@@ -18,13 +18,13 @@ int cc_cpu_convolve (const CcComponent *src, const CcComponent *dst,
 /* All pixel_stride channels of each pixel at once, alike: src and dst
  * describe the first, at the start of each pixel (packed RGB, BGRA with
  * its alpha, NV12's UV). One pass over whole pixels, which vectorises
- * where a channel at a time reads and writes every pixel_stride-th sample.
+ * where a component at a time reads and writes every pixel_stride-th sample.
  * At most CC_MAX_LANES channels. */
 #define CC_MAX_LANES 4
 int cc_cpu_convolve_pixels (const CcComponent *src, const CcComponent *dst,
     const CcFilter *filter, CcBorder border, int n_threads);
 
-/* Sets every sample of the channel to value (saturated to the sample type). */
+/* Sets every sample of the component to value, saturated to its type. */
 int cc_cpu_fill (const CcComponent *dst, unsigned value);
 
 #ifdef __cplusplus

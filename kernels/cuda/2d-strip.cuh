@@ -289,7 +289,7 @@ strip_rows_per_warp ()
                                                      13;
 }
 
-/* Whether the strip kernel can take the channel: one sample per pixel, its
+/* Whether the strip kernel can take the component: one sample per pixel, its
  * start and pitch multiples of a lane's vector, whole vectors across (so
  * that a lane holds all of its samples or none, and the ghost columns at
  * the plane's sides come from the side lanes' own samples), and R rows

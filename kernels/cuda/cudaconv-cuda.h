@@ -77,7 +77,7 @@ cudaError_t cc_cuda_select_family (const CcComponent *src,
 /* Convolves src into dst (device pointers, same size and sample type) with
  * the filter (radius, response and offset included), running the family
  * that cc_cuda_select_family picks; ran, when not NULL, receives it. Only
- * dst's own channel samples are written. src and dst must not overlap: the
+ * dst's own component samples are written. src and dst must not overlap: the
  * kernels read src through the read-only cache, and some write an output
  * sample more than once (with the same value). */
 cudaError_t cc_cuda_convolve (const CcComponent *src, const CcComponent *dst,
@@ -95,7 +95,7 @@ cudaError_t cc_cuda_convolve_family (CcFamily family, const CcComponent *src,
     const CcComponent *dst, const CcFilter *filter, CcBorder border,
     cudaStream_t stream, CcLaunchFlags flags);
 
-/* Runs every strategy that can take the filter on this channel, a warm-up
+/* Runs every strategy that can take the filter on this component, a warm-up
  * launch and CC_CUDA_TUNE_RUNS timed samples of a few back-to-back
  * launches each (CUDA events on stream, which ends synchronised), and
  * returns the one with the smallest median in *fastest. ms, when not NULL,
@@ -106,7 +106,7 @@ cudaError_t cc_cuda_fastest_strategy (const CcComponent *src,
     const CcComponent *dst, const CcFilter *filter, CcBorder border,
     cudaStream_t stream, CcStrategy *fastest, float *ms);
 
-/* Sets every sample of the channel to value (saturated to the sample type). */
+/* Sets every sample of the component to value, saturated to its type. */
 cudaError_t cc_cuda_fill (const CcComponent *dst, unsigned value,
     cudaStream_t stream);
 

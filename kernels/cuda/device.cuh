@@ -43,7 +43,7 @@ template <> struct SampleTraits<uint16_t> {
   static constexpr float max = 65535.0f;
 };
 
-/* max_pair and kept_pair hold the channel's largest raw sample and the
+/* max_pair and kept_pair hold the component's largest raw sample and the
  * bits a stored sample keeps (cc_component_max_raw, cc_component_kept_bits) in
  * both halves of a word, so that one min and one and limit two 16-bit
  * samples to a depth of 10 or 12 bits; limited says whether they do, so
@@ -65,7 +65,7 @@ static_assert (sizeof (Taps2D<CC_MAX_RADIUS, false>)
     "the largest filter and the other kernel parameters fit 4 KB");
 
 /* Two rounded 16-bit samples, saturated already to 16 bits, within the
- * channel's depth */
+ * component's depth */
 __device__ __forceinline__ unsigned
 limit_pair (unsigned two, const ComponentArgs &c)
 {
@@ -208,7 +208,7 @@ template <> struct Quad<uint16_t> {
   typedef uint2 type;
 };
 
-/* Whether the channel's samples can move as aligned VecT vectors: one
+/* Whether the component's samples can move as aligned VecT vectors: one
  * sample per pixel, and its start and pitch multiples of the vector's
  * size. */
 template <typename VecT> __host__ __device__ __forceinline__ bool
