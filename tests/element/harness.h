@@ -1,0 +1,145 @@
+/* cudaconv element tests: what the topic files share.
+ *
+ * Each topic file (formats.c, negotiation.c, ...) is built with harness.c
+ * into a test program of its own, once per variant: plain, on
+ * backend=cpu; with ELEMENT_CUDA, on backend=cuda, exiting 77 when no CUDA
+ * device is usable; with ELEMENT_MULTI_GPU as well (multi-gpu.c), exiting
+ * 77 with fewer than two. Outputs are checked against the double reference
+ * of reference.c, with weights the test writes itself into the matrix
+ * property. */
+#ifndef CUDACONV_TEST_ELEMENT_HARNESS_H
+#define CUDACONV_TEST_ELEMENT_HARNESS_H
+
+#include <math.h>
+#include <string.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include "config.h"
+#if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+#endif
+
+#include "reference.h"
+
+#ifdef ELEMENT_CUDA
+#define BACKEND "cuda"
+#else
+#define BACKEND "cpu"
+#endif
+
+/* What a topic file gives the harness's main(): its name, which names the
+ * check suite, and its tests. add_no_device_tests, where not NULL, adds
+ * the tests run instead when CUDACONV_TEST_NO_DEVICE is set (with
+ * CUDA_VISIBLE_DEVICES= so that no device is usable); a topic without
+ * them skips then. */
+typedef struct {
+  const gchar *name;
+  void (*add_tests) (TCase * tc);
+  void (*add_no_device_tests) (TCase * tc);
+} ElementTopic;
+
+extern const ElementTopic element_topic;
+
+extern RefRng rng;
+
+/* every format of the element but the word-packed ones */
+extern const gchar *const all_formats[];
+extern const guint n_all_formats;
+
+typedef struct {
+  int side;
+  double w[(31 * 31)];
+  double divisor, offset;
+  gchar *text;                  /* the matrix property */
+} TestMatrix;
+
+void matrix_random (TestMatrix * m, int side, gboolean signed_weights);
+void gaussian_matrix (TestMatrix * m, int radius, double sigma);
+
+/* Harnesses, buses and pipelines that a test makes through these are freed
+ * by the fixture's teardown if the test fails before it frees them. */
+GstHarness *harness_track (GstHarness * h);
+void harness_teardown (GstHarness * h);
+GstElement *pipeline_launch (const gchar * description, GError ** error);
+void pipeline_stop (GstElement * pipeline);
+
+/* GObject refuses a number outside a property's declared range and keeps
+ * the old value; GLib 2.74 reports it as a WARNING, GLib 2.84 as a
+ * CRITICAL. Either is the refusal this expects. */
+#define ASSERT_REFUSED_BY_GOBJECT(code)                                 \
+  G_STMT_START {                                                        \
+    _gst_check_expecting_log = TRUE;                                    \
+    _gst_check_raised_warning = FALSE;                                  \
+    _gst_check_raised_critical = FALSE;                                 \
+    code;                                                               \
+    _gst_check_expecting_log = FALSE;                                   \
+    fail_unless (_gst_check_raised_warning || _gst_check_raised_critical, \
+        "GObject did not refuse: %s", #code);                           \
+  } G_STMT_END
+
+GstHarness *harness_new_with_depth (const gchar * caps, guint async_depth);
+GstHarness *harness_new (const gchar * caps);
+GstBus *harness_bus (GstHarness * h);
+void harness_teardown_with_bus (GstHarness * h, GstBus * bus);
+gboolean bus_has_problem (GstBus * bus);
+void expect_warning (GstBus * bus, const gchar * mention, const gchar * what);
+
+GstBuffer *random_bytes (gsize size);
+GstBuffer *random_frame (const GstVideoInfo * info);
+RefImage component_image (GstVideoFrame * f, gint c);
+guint sample (const RefImage * im, gint x, gint y);
+void set_sample (const RefImage * im, gint x, gint y, guint v);
+void make_well_formed (GstBuffer * buffer, const GstVideoInfo * info);
+
+typedef enum { EXPECT_FILTERED, EXPECT_COPY, EXPECT_FILL } Expect;
+
+/* One frame through the harness, both sides mapped for checking. */
+typedef struct {
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstVideoFrame fin, fout;
+} Pushed;
+
+void push_frame (GstHarness * h, const GstVideoInfo * info, GstBuffer * in,
+    Pushed * p);
+void pushed_release (Pushed * p);
+void check_component (GstVideoFrame * in, GstVideoFrame * out, gint c,
+    Expect expect, const TestMatrix * m, const double *w2, RefBorder border,
+    const gchar * what);
+void check_format (const gchar * format, gint width, gint height,
+    const TestMatrix * m, RefBorder border, const gchar * extra_props);
+void check_cropped_frame (Pushed * p, const TestMatrix * m, gint cx, gint cy,
+    gint cw, gint ch, const gchar * caps);
+void set_custom_matrix (GstHarness * h, const TestMatrix * m);
+void check_pushed_frame (const GstVideoInfo * info, GstBuffer * in,
+    GstBuffer * out, const TestMatrix * m, const gchar * what);
+void push_and_check_gray (GstHarness * h, gint width, gint height,
+    const TestMatrix * m, const gchar * what);
+
+/* A frame of a word-packed format (v210, Y410, RGB10A2_LE, BGR10A2_LE)
+ * unpacked by GStreamer's own unpack functions, an independent decoder of
+ * the layout. */
+typedef struct {
+  gint width, height;
+  guint n;                      /* components */
+  guint16 *c[4];                /* full-width planes, 10-bit values */
+} Unpacked;
+
+void unpacked_from_frame (GstVideoFrame * f, Unpacked * u);
+void unpacked_clear (Unpacked * u);
+
+gchar *run_pipeline (const gchar * description, gchar ** warning);
+void expect_pipeline_error (const gchar * description,
+    const gchar * mention);
+
+#if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
+GstCudaContext *queried_cuda_context (GstElement * element);
+gboolean frames_within_one (GstSample * a, GstSample * b, gchar ** why);
+gboolean pad_in_cuda_memory (GstElement * element, const gchar * pad_name);
+#endif
+
+#endif
