@@ -60,8 +60,8 @@ done
 
 # the element on the CUDA backend, each topic's program
 # (test-element-cuda-<topic>: malformed buffers and frames in CUDA memory
-# included; CUDACONV_TEST_QUICK=1: six formats of those) and the two-GPU
-# one, which exits 77 where there is one GPU
+# included; CUDACONV_TEST_QUICK=1: six formats of those, and packed 4:2:2
+# at 97x35 alone) and the two-GPU one, which exits 77 where there is one GPU
 if wants element-memcheck; then
 ran=0
 for program in "$build"/tests/test-element-cuda-* "$build/tests/test-element-multi-gpu"; do

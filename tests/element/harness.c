@@ -376,6 +376,66 @@ check_component (GstVideoFrame * in, GstVideoFrame * out, gint c,
   g_free (ref);
 }
 
+/* Sets conv (a harness's element, or one inside it) to filter with m
+ * under border, the components channels names selected (NULL: the default
+ * ones). Every setting the checks rely on is set, so conv may have
+ * filtered with others before. */
+void
+set_custom_filter (GstElement * conv, const TestMatrix * m, RefBorder border,
+    const gchar * channels)
+{
+  static const gchar *border_nicks[] = { "zero", "clamp", "mirror", "wrap" };
+
+  gst_util_set_object_arg (G_OBJECT (conv), "kernel", "custom");
+  gst_util_set_object_arg (G_OBJECT (conv), "border", border_nicks[border]);
+  g_object_set (conv, "matrix", m->text, "offset", m->offset, NULL);
+  if (channels) {
+    gst_util_set_object_arg (G_OBJECT (conv), "channels", channels);
+  } else {
+    /* the default, where an earlier frame selected others */
+    GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+        (conv), "channels");
+    const GValue *def = g_param_spec_get_default_value (pspec);
+    guint now;
+
+    g_object_get (conv, "channels", &now, NULL);
+    if (now != g_value_get_flags (def))
+      g_object_set_property (G_OBJECT (conv), "channels", def);
+  }
+}
+
+/* Checks every component of the frame p carried through conv, set up by
+ * set_custom_filter: those selected filtered, the others copied. */
+void
+check_filtered_frame (Pushed * p, GstElement * conv, const TestMatrix * m,
+    RefBorder border, const gchar * what)
+{
+  guint channels;
+
+  /* the channels property's bits: 1, 2, 4 for the first three components,
+   * 8 for alpha (the element's documented flags) */
+  g_object_get (conv, "channels", &channels, NULL);
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&p->info); c++) {
+    gboolean alpha = GST_VIDEO_INFO_HAS_ALPHA (&p->info)
+        && c == GST_VIDEO_COMP_A;
+    guint bit = alpha ? 8 : 1u << c;
+    Expect e = channels & bit ? EXPECT_FILTERED : EXPECT_COPY;
+    check_component (&p->fin, &p->fout, c, e, m, NULL, border, what);
+  }
+}
+
+/* check_format's name of what it checks, for its messages; how, where not
+ * NULL, names the way the frame took. */
+gchar *
+format_check_name (const gchar * how, const gchar * format, gint width,
+    gint height, const TestMatrix * m, RefBorder border,
+    const gchar * channels)
+{
+  return g_strdup_printf ("%s%s%s %dx%d %dx%d matrix border %d%s%s",
+      how ? how : "", how ? ": " : "", format, width, height, m->side,
+      m->side, border, channels ? " channels=" : "", channels ? channels : "");
+}
+
 /* Pushes one random frame of format at width x height through the element
  * and checks every component. */
 void
@@ -384,34 +444,18 @@ check_format (const gchar * format, gint width, gint height,
 {
   g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
       "height=%d,framerate=30/1", format, width, height);
-  g_autofree gchar *what = g_strdup_printf ("%s %dx%d %dx%d matrix border %d"
-      "%s%s", format, width, height, m->side, m->side, border,
-      extra_props ? " channels=" : "", extra_props ? extra_props : "");
-  static const gchar *border_nicks[] = { "zero", "clamp", "mirror", "wrap" };
+  g_autofree gchar *what = format_check_name (NULL, format, width, height, m,
+      border, extra_props);
   GstHarness *h = harness_new (caps);
   GstCaps *parsed = gst_caps_from_string (caps);
   GstVideoInfo info;
   Pushed p;
-  guint channels;
 
-  gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "custom");
-  gst_util_set_object_arg (G_OBJECT (h->element), "border",
-      border_nicks[border]);
-  g_object_set (h->element, "matrix", m->text, "offset", m->offset, NULL);
-  if (extra_props)
-    gst_util_set_object_arg (G_OBJECT (h->element), "channels", extra_props);
+  set_custom_filter (h->element, m, border, extra_props);
   fail_unless (gst_video_info_from_caps (&info, parsed));
   gst_caps_unref (parsed);
   push_frame (h, &info, NULL, &p);
-  /* the channels property's bits: 1, 2, 4 for the first three components,
-   * 8 for alpha (the element's documented flags) */
-  g_object_get (h->element, "channels", &channels, NULL);
-  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
-    gboolean alpha = GST_VIDEO_INFO_HAS_ALPHA (&info) && c == GST_VIDEO_COMP_A;
-    guint bit = alpha ? 8 : 1u << c;
-    Expect e = channels & bit ? EXPECT_FILTERED : EXPECT_COPY;
-    check_component (&p.fin, &p.fout, c, e, m, NULL, border, what);
-  }
+  check_filtered_frame (&p, h->element, m, border, what);
   pushed_release (&p);
   harness_teardown (h);
 }

@@ -110,6 +110,13 @@ void pushed_release (Pushed * p);
 void check_component (GstVideoFrame * in, GstVideoFrame * out, gint c,
     Expect expect, const TestMatrix * m, const double *w2, RefBorder border,
     const gchar * what);
+void set_custom_filter (GstElement * conv, const TestMatrix * m,
+    RefBorder border, const gchar * channels);
+void check_filtered_frame (Pushed * p, GstElement * conv,
+    const TestMatrix * m, RefBorder border, const gchar * what);
+gchar *format_check_name (const gchar * how, const gchar * format,
+    gint width, gint height, const TestMatrix * m, RefBorder border,
+    const gchar * channels);
 void check_format (const gchar * format, gint width, gint height,
     const TestMatrix * m, RefBorder border, const gchar * extra_props);
 void check_cropped_frame (Pushed * p, const TestMatrix * m, gint cx, gint cy,

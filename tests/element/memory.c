@@ -1,8 +1,13 @@
 /* cudaconv element tests: frames in CUDA memory (cudaupload, cudadownload,
- * NVDEC) on either side of the element, and the GstCudaContext it shares
- * or copies out of. Built with ELEMENT_CUDA only. */
+ * NVDEC, or written and read by the test itself) on either side of the
+ * element, and the GstCudaContext it shares or copies out of. Built with
+ * ELEMENT_CUDA only. */
 #include "harness.h"
 #include <dlfcn.h>
+#include <cuda_runtime_api.h>
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudabufferpool.h>
+#endif
 
 #if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
 /* Whether device 0's primary context is active: the CUDA runtime makes it
@@ -261,6 +266,417 @@ GST_START_TEST (test_cuda_memory_frames)
 
 GST_END_TEST;
 
+/* Where frames are on either side of cudaconv */
+typedef struct {
+  gboolean cuda_in, cuda_out;
+  const gchar *what;
+} MemoryPath;
+
+static const MemoryPath memory_paths[] = {
+  {FALSE, FALSE, "system in, system out"},
+  {TRUE, TRUE, "CUDA in, CUDA out"},
+  {TRUE, FALSE, "CUDA in, system out"},
+  {FALSE, TRUE, "system in, CUDA out"},
+};
+
+/* cudaconv backend=cuda in a harness whose frames are in CUDA memory on
+ * the sides path names. The test writes and reads that memory itself,
+ * whole rows through the CUDA runtime, rather than through cudaupload and
+ * cudadownload: GStreamer's copies (gst_cuda_buffer_copy, and the CUDA
+ * memory's own upload and download) take comp-width * pixel-stride bytes
+ * of a row, the Y samples' bytes in packed 4:2:2, and so leave out the V
+ * of the last pair of an odd-width row. */
+typedef struct {
+  GstHarness *h;
+  const MemoryPath *path;
+  GstVideoInfo info;
+  GstCudaContext *context;      /* the element's */
+  GstBufferPool *pool;          /* of that context, for input in CUDA memory */
+} PathHarness;
+
+static void
+path_harness_start (PathHarness * ph, const MemoryPath * path,
+    const gchar * format, gint width, gint height)
+{
+  g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+      "height=%d,framerate=30/1", format, width, height);
+  g_autofree gchar *cuda_caps = g_strdup_printf ("video/x-raw("
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "),format=%s,width=%d,height=%d,"
+      "framerate=30/1", format, width, height);
+  GstElement *element = gst_element_factory_make ("cudaconv", NULL);
+  GstCaps *parsed = gst_caps_from_string (caps);
+
+  memset (ph, 0, sizeof (*ph));
+  ph->path = path;
+  fail_unless (gst_video_info_from_caps (&ph->info, parsed));
+  gst_caps_unref (parsed);
+  /* the backend is chosen when the element starts, which the harness does
+   * at once; the harness's live source makes async-depth=0 one frame at a
+   * time */
+  fail_unless (element != NULL, "no cudaconv element");
+  gst_util_set_object_arg (G_OBJECT (element), "backend", "cuda");
+  ph->h = harness_track (gst_harness_new_with_element (element, "sink",
+          "src"));
+  gst_object_unref (element);
+  /* downstream's caps first: the element negotiates its output when the
+   * input's caps arrive */
+  gst_harness_set_sink_caps_str (ph->h, path->cuda_out ? cuda_caps : caps);
+  gst_harness_set_src_caps_str (ph->h, path->cuda_in ? cuda_caps : caps);
+  ph->context = queried_cuda_context (ph->h->element);
+  fail_unless (ph->context != NULL, "cudaconv answered no context query");
+  if (path->cuda_in) {
+    GstStructure *config;
+
+    /* what a CUDA element upstream sends: frames of a GstCudaBufferPool of
+     * the context it shares with cudaconv */
+    ph->pool = gst_cuda_buffer_pool_new (ph->context);
+    config = gst_buffer_pool_get_config (ph->pool);
+    parsed = gst_caps_from_string (cuda_caps);
+    gst_buffer_pool_config_set_params (config, parsed, ph->info.size, 0, 0);
+    gst_caps_unref (parsed);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    fail_unless (gst_buffer_pool_set_config (ph->pool, config));
+    fail_unless (gst_buffer_pool_set_active (ph->pool, TRUE));
+  }
+}
+
+static void
+path_harness_stop (PathHarness * ph)
+{
+  harness_teardown (ph->h);
+  if (ph->pool) {
+    gst_buffer_pool_set_active (ph->pool, FALSE);
+    gst_object_unref (ph->pool);
+  }
+  gst_object_unref (ph->context);
+}
+
+/* Copies every plane of src into dst in whole rows, up to the shorter of
+ * their strides (a row's padding included), with the CUDA runtime in
+ * context, where the CUDA memory on one side lives. */
+static void
+copy_rows (GstVideoFrame * dst, GstVideoFrame * src, GstCudaContext * context,
+    enum cudaMemcpyKind kind)
+{
+  cudaError_t err = cudaSuccess;
+
+  fail_unless (gst_cuda_context_push (context));
+  for (guint p = 0; err == cudaSuccess && p < GST_VIDEO_FRAME_N_PLANES (src);
+      p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+    gst_video_format_info_component (src->info.finfo, p, comp);
+    err = cudaMemcpy2D (GST_VIDEO_FRAME_PLANE_DATA (dst, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (dst, p),
+        GST_VIDEO_FRAME_PLANE_DATA (src, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (src, p),
+        MIN (GST_VIDEO_FRAME_PLANE_STRIDE (dst, p),
+            GST_VIDEO_FRAME_PLANE_STRIDE (src, p)),
+        GST_VIDEO_FRAME_COMP_HEIGHT (src, comp[0]), kind);
+  }
+  /* a copy from pageable memory may return before it lands */
+  if (err == cudaSuccess)
+    err = cudaDeviceSynchronize ();
+  gst_cuda_context_pop (NULL);
+  fail_unless (err == cudaSuccess, "a copy %s CUDA memory failed: %s",
+      kind == cudaMemcpyHostToDevice ? "into" : "out of",
+      cudaGetErrorString (err));
+}
+
+/* The frame in host, in a buffer of ph's CUDA pool */
+static GstBuffer *
+frame_to_cuda (PathHarness * ph, GstBuffer * host)
+{
+  GstBuffer *cuda = NULL;
+  GstVideoFrame src, dst;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (ph->pool, &cuda,
+          NULL), GST_FLOW_OK);
+  fail_unless (gst_video_frame_map (&src, &ph->info, host, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&dst, &ph->info, cuda,
+          (GstMapFlags) (GST_MAP_WRITE | GST_MAP_CUDA)));
+  copy_rows (&dst, &src, ph->context, cudaMemcpyHostToDevice);
+  gst_video_frame_unmap (&src);
+  gst_video_frame_unmap (&dst);
+  return cuda;
+}
+
+/* The frame in CUDA memory cuda, in a new buffer of system memory laid out
+ * as ph's caps say */
+static GstBuffer *
+frame_from_cuda (PathHarness * ph, GstBuffer * cuda)
+{
+  GstBuffer *host = gst_buffer_new_allocate (NULL, ph->info.size, NULL);
+  GstVideoFrame src, dst;
+
+  fail_unless (gst_video_frame_map (&src, &ph->info, cuda,
+          (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA)));
+  fail_unless (gst_video_frame_map (&dst, &ph->info, host, GST_MAP_WRITE));
+  copy_rows (&dst, &src, GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (cuda,
+              0))->context, cudaMemcpyDeviceToHost);
+  gst_video_frame_unmap (&src);
+  gst_video_frame_unmap (&dst);
+  return host;
+}
+
+/* push_frame on ph's path: a new random frame goes in, in CUDA memory
+ * where the path says; p holds it and the output in system memory. */
+static void
+push_frame_on_path (PathHarness * ph, Pushed * p)
+{
+  GstBuffer *in, *out;
+
+  p->info = ph->info;
+  p->in = random_frame (&ph->info);
+  make_well_formed (p->in, &ph->info);
+  in = ph->path->cuda_in ? frame_to_cuda (ph, p->in) : gst_buffer_ref (p->in);
+  out = gst_harness_push_and_pull (ph->h, in);
+  fail_unless (out != NULL, "%s: no output buffer", ph->path->what);
+  fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (out, 0)) ==
+      ph->path->cuda_out, "%s: the output is in other memory",
+      ph->path->what);
+  if (ph->path->cuda_out) {
+    p->out = frame_from_cuda (ph, out);
+    gst_buffer_unref (out);
+  } else {
+    p->out = out;
+  }
+  fail_unless (gst_video_frame_map (&p->fin, &p->info, p->in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&p->fout, &p->info, p->out,
+          GST_MAP_READ));
+}
+
+/* check_format through ph */
+static void
+check_format_on_path (PathHarness * ph, const TestMatrix * m,
+    RefBorder border, const gchar * channels)
+{
+  g_autofree gchar *what = format_check_name (ph->path->what,
+      GST_VIDEO_INFO_NAME (&ph->info), GST_VIDEO_INFO_WIDTH (&ph->info),
+      GST_VIDEO_INFO_HEIGHT (&ph->info), m, border, channels);
+  Pushed p;
+
+  set_custom_filter (ph->h->element, m, border, channels);
+  push_frame_on_path (ph, &p);
+  check_filtered_frame (&p, ph->h->element, m, border, what);
+  pushed_release (&p);
+}
+
+/* After frames went through ph: the element's pads are in the memory the
+ * path names. */
+static void
+check_path_memory (PathHarness * ph)
+{
+  fail_unless (pad_in_cuda_memory (ph->h->element, "sink") ==
+      ph->path->cuda_in && pad_in_cuda_memory (ph->h->element, "src") ==
+      ph->path->cuda_out, "%s, %s: cudaconv negotiated other memory",
+      GST_VIDEO_INFO_NAME (&ph->info), ph->path->what);
+}
+
+/* The packed 4:2:2 formats of all_formats (one plane, chroma at half the
+ * width and the full height) that both cudaupload and cudaconv take in
+ * CUDA memory, the ones GStreamer's CUDA allocator lays out; YUY2 and UYVY
+ * must be among them. */
+static GPtrArray *
+packed_422_cuda_formats (void)
+{
+  GPtrArray *cuda = cuda_memory_formats ();
+  GPtrArray *formats = g_ptr_array_new ();
+
+  for (guint f = 0; f < n_all_formats; f++) {
+    const GstVideoFormatInfo *finfo =
+        gst_video_format_get_info (gst_video_format_from_string
+        (all_formats[f]));
+    if (g_ptr_array_find_with_equal_func (cuda, all_formats[f], g_str_equal,
+            NULL) && GST_VIDEO_FORMAT_INFO_N_PLANES (finfo) == 1
+        && GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo) == 3
+        && GST_VIDEO_FORMAT_INFO_W_SUB (finfo, 1) == 1
+        && GST_VIDEO_FORMAT_INFO_H_SUB (finfo, 1) == 0)
+      g_ptr_array_add (formats, (gpointer) all_formats[f]);
+  }
+  g_ptr_array_unref (cuda);
+  fail_unless (g_ptr_array_find_with_equal_func (formats, "YUY2", g_str_equal,
+          NULL) && g_ptr_array_find_with_equal_func (formats, "UYVY",
+          g_str_equal, NULL), "YUY2 or UYVY is not taken in CUDA memory");
+  return formats;
+}
+
+/* Says in the log, without failing either way, how many samples of each
+ * component of a random frame GStreamer's own cudaupload ! cudadownload
+ * changes (the last V of each odd-width packed 4:2:2 row, where it copies
+ * the Y samples' bytes), so that the log shows when that changes. */
+static void
+report_round_trip (const gchar * format, gint width, gint height)
+{
+  g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+      "height=%d,framerate=30/1", format, width, height);
+  GstHarness *h = harness_track (gst_harness_new_parse ("cudaupload ! "
+          "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+          "capsfilter caps=video/x-raw"));
+  GstCaps *parsed = gst_caps_from_string (caps);
+  GString *report = g_string_new (NULL);
+  GstVideoFrame fin, fout;
+  GstBuffer *in, *out;
+  GstVideoInfo info;
+
+  gst_harness_set_src_caps_str (h, caps);
+  fail_unless (gst_video_info_from_caps (&info, parsed));
+  gst_caps_unref (parsed);
+  in = random_frame (&info);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  if (!out) {
+    g_string_append (report, " gave no frame");
+  } else if (!gst_video_frame_map (&fout, &info, out, GST_MAP_READ)) {
+    g_string_append (report, " gave a frame that cannot be mapped");
+  } else {
+    fail_unless (gst_video_frame_map (&fin, &info, in, GST_MAP_READ));
+    for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+      const RefImage a = component_image (&fin, c);
+      const RefImage b = component_image (&fout, c);
+      guint changed = 0;
+      for (gint y = 0; y < a.height; y++)
+        for (gint x = 0; x < a.width; x++)
+          changed += sample (&a, x, y) != sample (&b, x, y);
+      g_string_append_printf (report, "%s component %u: %u of %d changed",
+          c ? "," : "", c, changed, a.width * a.height);
+    }
+    gst_video_frame_unmap (&fin);
+    gst_video_frame_unmap (&fout);
+  }
+  g_print ("%s %dx%d through GStreamer's cudaupload ! cudadownload:%s\n",
+      format, width, height, report->str);
+  g_string_free (report, TRUE);
+  if (out)
+    gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  harness_teardown (h);
+}
+
+/* Packed 4:2:2 of odd widths with its frames in CUDA memory on either side
+ * of the element or both, every sample against the reference as in
+ * system memory: the last pair of an odd row holds the row's last U and V
+ * but one Y, and its V lies past the bytes of the Y samples, where a copy
+ * or a read sized by the Y samples stops short. Radius 1 and 2 under each
+ * border (wrap reads the first columns from the last ones), at 97x35 and
+ * 641x359 (97x35 alone with CUDACONV_TEST_QUICK). */
+GST_START_TEST (test_packed_422_odd_widths_in_cuda_memory)
+{
+  static const gint sizes[][2] = { {97, 35}, {641, 359} };
+  const guint n_sizes = g_getenv ("CUDACONV_TEST_QUICK") ? 1 :
+      G_N_ELEMENTS (sizes);
+  GPtrArray *formats = packed_422_cuda_formats ();
+  TestMatrix m[2];
+
+  matrix_random (&m[0], 3, FALSE);
+  /* signed weights around mid-level saturate at both ends */
+  matrix_random (&m[1], 5, TRUE);
+  m[1].offset = 128.0;
+  for (guint f = 0; f < formats->len; f++) {
+    const gchar *format = g_ptr_array_index (formats, f);
+    for (guint s = 0; s < n_sizes; s++) {
+      report_round_trip (format, sizes[s][0], sizes[s][1]);
+      for (guint k = 0; k < G_N_ELEMENTS (memory_paths); k++) {
+        PathHarness ph;
+
+        path_harness_start (&ph, &memory_paths[k], format, sizes[s][0],
+            sizes[s][1]);
+        for (guint r = 0; r < G_N_ELEMENTS (m); r++)
+          for (gint border = REF_BORDER_ZERO; border <= REF_BORDER_WRAP;
+              border++)
+            check_format_on_path (&ph, &m[r], (RefBorder) border, NULL);
+        check_path_memory (&ph);
+        path_harness_stop (&ph);
+      }
+    }
+  }
+  g_free (m[0].text);
+  g_free (m[1].text);
+  g_ptr_array_unref (formats);
+}
+
+GST_END_TEST;
+
+/* kernel=edge channels=u+v through ph: Y leaves as it came, and U and V
+ * are neutral (gray-edges, the default) or the Laplacian preset's
+ * response, which sums to 0 and so is divided by 1 (gray-edges=false). */
+static void
+check_edge_chroma (PathHarness * ph)
+{
+  static const double laplacian[9] = { -1, -1, -1, -1, 8, -1, -1, -1, -1 };
+  GstElement *conv = ph->h->element;
+  TestMatrix m = { .side = 3, .divisor = 1.0 };
+
+  memcpy (m.w, laplacian, sizeof (laplacian));
+  gst_util_set_object_arg (G_OBJECT (conv), "kernel", "edge");
+  gst_util_set_object_arg (G_OBJECT (conv), "border", "clamp");
+  gst_util_set_object_arg (G_OBJECT (conv), "channels", "u+v");
+  g_object_set (conv, "offset", 0.0, NULL);
+  for (gint gray = 1; gray >= 0; gray--) {
+    g_autofree gchar *what = g_strdup_printf ("%s: %s %dx%d kernel=edge "
+        "channels=u+v gray-edges=%s", ph->path->what,
+        GST_VIDEO_INFO_NAME (&ph->info), GST_VIDEO_INFO_WIDTH (&ph->info),
+        GST_VIDEO_INFO_HEIGHT (&ph->info), gray ? "true" : "false");
+    Pushed p;
+
+    g_object_set (conv, "gray-edges", gray, NULL);
+    push_frame_on_path (ph, &p);
+    check_component (&p.fin, &p.fout, 0, EXPECT_COPY, NULL, NULL, 0, what);
+    for (gint c = 1; c < 3; c++)
+      check_component (&p.fin, &p.fout, c, gray ? EXPECT_FILL :
+          EXPECT_FILTERED, &m, NULL, REF_BORDER_CLAMP, what);
+    pushed_release (&p);
+  }
+  g_object_set (conv, "gray-edges", TRUE, NULL);
+}
+
+/* test_every_channel_subset's check for packed 4:2:2 with its frames in
+ * CUDA memory on either side of the element or both, at odd widths: the
+ * selected components filtered, the others exactly as they came, in every
+ * pair of a row up to the last, whose V lies past the Y samples' bytes.
+ * Every non-empty set under a random matrix; two of the three under the
+ * centre-only matrix, which gives back each selected sample as it was;
+ * and the edge preset on U and V, whose chroma is neutral unless
+ * gray-edges=false. */
+GST_START_TEST (test_channel_subsets_in_cuda_memory)
+{
+  static const gint sizes[][2] = { {97, 35}, {13, 3} };
+  static const gchar *sets[] = { "y", "u", "v", "y+u", "y+v", "u+v",
+    "y+u+v"
+  };
+  static const gchar *pairs[] = { "u+v", "y+u", "y+v" };
+  const guint n_sizes = g_getenv ("CUDACONV_TEST_QUICK") ? 1 :
+      G_N_ELEMENTS (sizes);
+  GPtrArray *formats = packed_422_cuda_formats ();
+  TestMatrix m, centre = { .side = 3, .w = {[4] = 1.0}, .divisor = 1.0,
+    .text = (gchar *) "0,0,0;0,1,0;0,0,0"
+  };
+
+  matrix_random (&m, 3, FALSE);
+  for (guint f = 0; f < formats->len; f++) {
+    const gchar *format = g_ptr_array_index (formats, f);
+    for (guint s = 0; s < n_sizes; s++) {
+      for (guint k = 0; k < G_N_ELEMENTS (memory_paths); k++) {
+        PathHarness ph;
+
+        path_harness_start (&ph, &memory_paths[k], format, sizes[s][0],
+            sizes[s][1]);
+        for (guint c = 0; c < G_N_ELEMENTS (sets); c++)
+          check_format_on_path (&ph, &m, REF_BORDER_CLAMP, sets[c]);
+        for (guint c = 0; c < G_N_ELEMENTS (pairs); c++)
+          check_format_on_path (&ph, &centre, REF_BORDER_CLAMP, pairs[c]);
+        check_edge_chroma (&ph);
+        check_path_memory (&ph);
+        path_harness_stop (&ph);
+      }
+    }
+  }
+  g_free (m.text);
+  g_ptr_array_unref (formats);
+}
+
+GST_END_TEST;
+
 static GstPadProbeReturn
 count_foreign_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
@@ -407,6 +823,8 @@ add_tests (TCase * tc)
    * current */
   tcase_add_test (tc, test_shared_cuda_context);
   tcase_add_test (tc, test_cuda_memory_frames);
+  tcase_add_test (tc, test_packed_422_odd_widths_in_cuda_memory);
+  tcase_add_test (tc, test_channel_subsets_in_cuda_memory);
   tcase_add_test (tc, test_nvdec_frames);
   tcase_add_test (tc, test_foreign_cuda_context);
 #endif
