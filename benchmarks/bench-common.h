@@ -32,6 +32,10 @@ typedef struct {
   int frames;                   /* --frames: frames per element run */
   const char *format;           /* --format, I420 unless given */
   const char *props;            /* --props, cudaconv's properties */
+  /* --rows: the element table's rows to run (pool, registered, staged,
+   * depth1, cudaupload, cpu), NULL: all of them and the gaussianblur
+   * comparison */
+  char **rows;
   int only_w, only_h;           /* --size, or 0 x 0: each of bench_sizes */
   /* --separate-contexts: each pipeline of the streams tables makes its
    * own GstCudaContext, as pipelines do unless the application hands

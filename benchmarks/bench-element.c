@@ -9,12 +9,15 @@
  * compared with the floor of the same moment and the row reports the
  * median of those ratios, beside the median rate. */
 static void
-element_row (const Bench * b, const char *label, const char *middle,
-    const char *format, int w, int h, FeedMode mode, int frames,
-    size_t floor_bytes)
+element_row (const Bench * b, const char *key, const char *label,
+    const char *middle, const char *format, int w, int h, FeedMode mode,
+    int frames, size_t floor_bytes)
 {
   double runs[ELEMENT_RUNS], ratios[ELEMENT_RUNS];
   gboolean ratio_ok = TRUE;
+
+  if (b->rows && !g_strv_contains ((const gchar * const *) b->rows, key))
+    return;
   for (int k = 0; k < ELEMENT_RUNS; k++) {
     const double floor_now = floor_fps (floor_bytes);
     runs[k] = pipeline_fps (middle, format, w, h, mode, frames);
@@ -79,32 +82,34 @@ element_table (const Bench * b)
       csv_row (b, "element", w, h, 8, 0, "floor", floor_first);
     }
     mid = g_strdup_printf ("cudaconv backend=cuda %s", props);
-    element_row (b, "cuda, input in its pinned pool", mid, format, w, h,
-        FEED_POOL, frames_here, info.size);
-    element_row (b, "cuda, foreign input, registered", mid, format, w, h,
-        FEED_FOREIGN, frames_here, info.size);
+    element_row (b, "pool", "cuda, input in its pinned pool", mid, format,
+        w, h, FEED_POOL, frames_here, info.size);
+    element_row (b, "registered", "cuda, foreign input, registered", mid,
+        format, w, h, FEED_FOREIGN, frames_here, info.size);
     g_free (mid);
     mid = g_strdup_printf ("cudaconv backend=cuda host-register=false %s",
         props);
-    element_row (b, "cuda, foreign input, staged", mid, format, w, h,
-        FEED_FOREIGN, frames_here, info.size);
+    element_row (b, "staged", "cuda, foreign input, staged", mid, format,
+        w, h, FEED_FOREIGN, frames_here, info.size);
     g_free (mid);
     mid = g_strdup_printf ("cudaconv backend=cuda async-depth=1 %s", props);
-    element_row (b, "cuda, pool input, async-depth=1", mid, format, w, h,
-        FEED_POOL, frames_here, info.size);
+    element_row (b, "depth1", "cuda, pool input, async-depth=1", mid, format,
+        w, h, FEED_POOL, frames_here, info.size);
     g_free (mid);
     /* the caps in between keep cudaupload from negotiating passthrough */
-    element_row (b, "cudaupload ! cudadownload", "cudaupload ! "
+    element_row (b, "cudaupload", "cudaupload ! cudadownload", "cudaupload ! "
         "video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw",
         format, w, h, FEED_FOREIGN, frames_here, info.size);
     mid = g_strdup_printf ("cudaconv backend=cpu %s", props);
-    element_row (b, "cpu backend", mid, format, w, h, FEED_FOREIGN,
-        MAX (frames_here / 10, WARMUP_OUTPUTS + 20), 0);
+    element_row (b, "cpu", "cpu backend", mid, format, w, h,
+        FEED_FOREIGN, MAX (frames_here / 10, WARMUP_OUTPUTS + 20), 0);
     g_free (mid);
     if (b->only_w)
       break;
   }
 
+  if (b->rows)
+    return 0;
   /* gaussianblur: AYUV only, all four channels, radius ceil(2.5 sigma) */
   printf ("\nCPU backend against gst-plugins-bad gaussianblur, AYUV "
       "1920x1080, sigma 1.2 (gaussianblur's 7 taps: radius 3), all four "

@@ -59,9 +59,12 @@ live_run (const Bench * b, const char *backend, int frames)
   int status = 0;
 
   g_free (desc);
-  if (!pipeline) {
-    fprintf (stderr, "live pipeline: %s\n", err->message);
+  /* gst_parse_launch may return a pipeline with an error (a missing
+   * element, say) */
+  if (!pipeline || err) {
+    fprintf (stderr, "live pipeline: %s\n", err ? err->message : "?");
     g_clear_error (&err);
+    gst_clear_object (&pipeline);
     return 1;
   }
   conv = gst_bin_get_by_name (GST_BIN (pipeline), "conv");
@@ -100,14 +103,16 @@ live_run (const Bench * b, const char *backend, int frames)
   double first = n ? lat[0] : -1.0;
   double med = n > 1 ? median (lat + 1, n - 1) : -1.0;
   double worst = n > 1 ? lat[n - 1] : -1.0;
+  gchar *max_text = GST_CLOCK_TIME_IS_VALID (max) ?
+      g_strdup_printf ("%.3f ms", max / 1e6) : g_strdup ("none");
   printf ("live 1920x1080 30/1 backend=%s: %d frames sent, %" G_GUINT64_FORMAT
       " rendered, %" G_GUINT64_FORMAT " dropped; time in cudaconv: first "
       "frame %.3f ms, then median %.3f ms, max %.3f ms; latency query: %s "
       "live=%s min=%.3f ms max=%s\n", backend, frames, rendered, dropped,
       first, med, worst,
       answered ? "answered" : "NOT answered", live ? "true" : "false",
-      min / 1e6, GST_CLOCK_TIME_IS_VALID (max) ?
-      g_strdup_printf ("%.3f ms", max / 1e6) : "none");
+      min / 1e6, max_text);
+  g_free (max_text);
   csv_row (b, "live", 1920, 1080, 8, 0, "rendered", (double) rendered);
   csv_row (b, "live", 1920, 1080, 8, 0, "dropped", (double) dropped);
   csv_row (b, "live", 1920, 1080, 8, 0, "median_ms_in_element", med);

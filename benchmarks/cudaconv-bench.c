@@ -51,6 +51,7 @@ main (int argc, char **argv)
   gboolean cuda_memory = FALSE;
   Bench bench = { .frames = 1000 };
   gchar *size = NULL, *format = NULL, *props = NULL, *streams = NULL;
+  gchar *rows = NULL;
   gchar *cuda_streams = NULL, *decode = NULL, *device_list = NULL;
   gchar *csv_path = NULL;
   GOptionEntry entries[] = {
@@ -89,6 +90,9 @@ main (int argc, char **argv)
         "F"},
     {"props", 0, 0, G_OPTION_ARG_STRING, &props,
         "cudaconv properties (kernel=gaussian radius=2)", "P"},
+    {"rows", 0, 0, G_OPTION_ARG_STRING, &rows,
+          "Element table: only these rows (pool, registered, staged, "
+          "depth1, cudaupload, cpu)", "LIST"},
     {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_path,
         "Append machine-readable result rows to this file", "FILE"},
     {NULL}
@@ -132,6 +136,8 @@ main (int argc, char **argv)
     props = g_strdup ("kernel=gaussian radius=2");
   bench.format = format;
   bench.props = props;
+  if (rows)
+    bench.rows = g_strsplit (rows, ",", -1);
 
   if (kernels) {
 #ifdef HAVE_CUDA
@@ -175,6 +181,8 @@ main (int argc, char **argv)
   g_free (decode);
   g_free (format);
   g_free (props);
+  g_free (rows);
+  g_strfreev (bench.rows);
   if (bench.csv)
     fclose (bench.csv);
   g_free (csv_path);

@@ -40,7 +40,7 @@ bench() {
     >"$out/$tag-$side-$r.txt" 2>&1 || { echo "$tag, $side, round $r failed"; status=1; }
   csvs+=("$out/$tag-$side-$r.csv")
 }
-rows="cuda, input in its pinned pool,cuda, foreign input, registered"
+rows=pool,registered
 for r in $(seq "$rounds"); do
   for side in old new; do
     if [ "${CUDACONV_AB_KERNELS:-1}" = 1 ]; then bench $side "$r" kernels own --kernels; fi
