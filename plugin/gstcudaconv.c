@@ -90,6 +90,8 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaconv, "cudaconv", GST_RANK_NONE,
         0, "CUDA convolution filter"));
 
 
+static GstFlowReturn drain (GstCudaConv * self);
+
 /* Posts what the back end reports, such as the kernel family each filtered
  * component runs (on the first frame and whenever it changes: a new
  * radius, strategy, format or plane alignment), in the debug log and as a
@@ -218,6 +220,7 @@ gst_cudaconv_stop (GstBaseTransform * trans)
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
   self->on_gpu = FALSE;
+  self->depth = 0;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
@@ -303,12 +306,18 @@ gst_cudaconv_set_info (GstVideoFilter * filter, GstCaps * incaps,
   GST_OBJECT_UNLOCK (self);
   self->live = upstream_is_live (self);
   config.depth = depth > 0 ? depth : (self->live ? 1 : AUTO_ASYNC_DEPTH);
-  self->backend->ops->discard (self->backend);
+  /* a downstream reconfigure sets the same caps again: the frames in
+   * flight go out first, in the layout they were made for */
+  if (drain (self) != GST_FLOW_OK)
+    self->backend->ops->discard (self->backend);
   self->in_cuda_memory = gst_cudaconv_caps_in_cuda_memory (incaps);
   self->out_cuda_memory = gst_cudaconv_caps_in_cuda_memory (outcaps);
   GST_OBJECT_LOCK (self);
   self->changes_memory = self->in_cuda_memory != self->out_cuda_memory;
   GST_OBJECT_UNLOCK (self);
+  /* transform_caps offers CUDA memory only to the CUDA backend */
+  if ((self->in_cuda_memory || self->out_cuda_memory) && !self->on_gpu)
+    goto no_cuda_backend;
   cudaconv_layout_make (&self->layout, in_info);
   /* the plan and the filter's scale are the layout's */
   self->job_stale = TRUE;
@@ -320,18 +329,33 @@ gst_cudaconv_set_info (GstVideoFilter * filter, GstCaps * incaps,
   GST_DEBUG_OBJECT (self, "%s stream: %u frame(s) in flight on the %s "
       "backend", self->live ? "live" : "non-live", self->backend->depth,
       self->backend->ops->name);
+  GST_OBJECT_LOCK (self);
+  depth = self->depth;
+  self->depth = self->backend->depth;
+  GST_OBJECT_UNLOCK (self);
+  /* frames in flight add latency, which the pipeline asks for again */
+  if (depth != self->backend->depth)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
   gst_cudaconv_update_passthrough (self);
   return TRUE;
 
   /* ERRORS */
+no_cuda_backend:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Frames in CUDA memory need the CUDA backend, and this element runs "
+            "on the CPU"), (NULL));
+    return FALSE;
+  }
 configure_failed:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not set up the %s backend for %s %dx%d: %s",
             self->backend->ops->name, GST_VIDEO_INFO_NAME (in_info),
             GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
-            err->message), (NULL));
-    g_error_free (err);
+            err ? err->message : "no reason given"), (NULL));
+    g_clear_error (&err);
     return FALSE;
   }
 }
@@ -557,8 +581,9 @@ backend_failed (GstCudaConv * self, GError * err)
 {
   self->backend->ops->discard (self->backend);
   GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s backend failed: %s",
-          self->backend->ops->name, err->message), (NULL));
-  g_error_free (err);
+          self->backend->ops->name, err ? err->message : "no reason given"),
+      (NULL));
+  g_clear_error (&err);
   return GST_FLOW_ERROR;
 }
 
@@ -626,6 +651,23 @@ drop_invalid_input (GstCudaConv * self, GstBuffer * inbuf, GError * err)
   return GST_BASE_TRANSFORM_FLOW_DROPPED;
 }
 
+/* A buffer in passthrough goes on as it is, after the frames queued before
+ * passthrough began. Done here rather than by GstBaseTransform, which
+ * would look at passthrough again, and another thread may have switched it
+ * off since. */
+static GstFlowReturn
+pass_through (GstCudaConv * self, GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstFlowReturn ret = drain (self);
+
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (inbuf);
+    return ret;
+  }
+  *outbuf = inbuf;
+  return GST_FLOW_OK;
+}
+
 /* Every buffer that is not passed through comes here, in place of
  * GstVideoFilter's transform (which pushes an unwritten output buffer when
  * it cannot map a frame): check the input, map it, take and map an output
@@ -646,14 +688,9 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   *outbuf = NULL;
   if (!inbuf)
     return GST_FLOW_OK;
-  if (gst_base_transform_is_passthrough (trans)) {
-    /* frames queued before passthrough began go first */
-    if ((ret = drain (self)) != GST_FLOW_OK)
-      return ret;
-    return GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
-        outbuf);
-  }
   trans->queued_buf = NULL;
+  if (gst_base_transform_is_passthrough (trans))
+    return pass_through (self, inbuf, outbuf);
 
   if (GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP))
     return forward_gap (self, inbuf);
@@ -668,6 +705,12 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   self->input_crop = crop.kind;
   ret = GST_BASE_TRANSFORM_GET_CLASS (trans)->prepare_output_buffer (trans,
       inbuf, &out);
+  /* passthrough switched on since the check above: the input is the
+   * output, and goes on as it is */
+  if (ret == GST_FLOW_OK && out == inbuf) {
+    gst_video_frame_unmap (&in_frame);
+    return pass_through (self, inbuf, outbuf);
+  }
   /* the mapped frames hold their buffers until the frame is done */
   gst_buffer_unref (inbuf);
   if (ret != GST_FLOW_OK || !out)
@@ -741,6 +784,7 @@ gst_cudaconv_query (GstBaseTransform * trans, GstPadDirection direction,
 {
   GstCudaConv *self = GST_CUDACONV (trans);
   GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  guint depth = 0;
   gboolean ret;
 
   if (gst_cudaconv_handle_context_query (GST_ELEMENT (self), query,
@@ -751,17 +795,19 @@ gst_cudaconv_query (GstBaseTransform * trans, GstPadDirection direction,
     drain (self);
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    GST_OBJECT_LOCK (self);
+    depth = self->depth;
+    GST_OBJECT_UNLOCK (self);
+  }
   /* output leaves depth - 1 frames after its input */
-  if (ret && direction == GST_PAD_SRC
-      && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && self->backend
-      && self->backend->depth > 1 && !gst_base_transform_is_passthrough
-      (trans)) {
+  if (ret && depth > 1 && !gst_base_transform_is_passthrough (trans)) {
     gboolean live;
     GstClockTime min, max, held = 0;
     gst_query_parse_latency (query, &live, &min, &max);
     if (filter->in_info.fps_n > 0)
-      held = gst_util_uint64_scale_int ((self->backend->depth - 1) *
-          GST_SECOND, filter->in_info.fps_d, filter->in_info.fps_n);
+      held = gst_util_uint64_scale_int ((depth - 1) * GST_SECOND,
+          filter->in_info.fps_d, filter->in_info.fps_n);
     if (live) {
       min += held;
       if (GST_CLOCK_TIME_IS_VALID (max))
@@ -795,6 +841,8 @@ gst_cudaconv_finalize (GObject * object)
 
   g_free (self->matrix_text);
   g_free (self->rejected_setting);
+  /* a context made by a start that failed, or given by set_context */
+  gst_clear_object (&self->cuda_context);
   g_mutex_clear (&self->passthrough_lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }

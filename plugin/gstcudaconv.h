@@ -51,6 +51,7 @@ struct _GstCudaConv {
   gchar *rejected_setting;      /* first bad value set before start */
   gboolean started;
   gboolean on_gpu;              /* the CUDA back end runs, from start */
+  guint depth;                  /* frames in flight at most, from set_info */
   /* the caps put one side in CUDA memory and the other in system memory */
   gboolean changes_memory;
 

@@ -158,7 +158,8 @@ cpu_configure (CudaConvBackend * backend, const CudaConvStreamConfig * config,
   CpuBackend *cpu = (CpuBackend *) backend;
   const CudaConvLayout *layout = config->layout;
 
-  g_return_val_if_fail (!cpu->finished, FALSE);
+  /* the element drains the frame in flight before new caps */
+  gst_clear_buffer (&cpu->finished);
   gst_clear_buffer (&cpu->work_in);
   gst_clear_buffer (&cpu->work_out);
   cpu->layout = layout;
@@ -192,7 +193,13 @@ cpu_submit (CudaConvBackend * backend, const CudaConvJob * job,
   CpuBackend *cpu = (CpuBackend *) backend;
   gboolean ok;
 
-  g_return_val_if_fail (!cpu->finished, FALSE);
+  if (cpu->finished) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+        "a frame was submitted before the one in flight was finished");
+    gst_video_frame_unmap (in);
+    gst_video_frame_unmap (out);
+    return FALSE;
+  }
   if (cpu->layout->word_packed)
     ok = process_word_packed (cpu, job, in, out, error);
   else
@@ -210,8 +217,12 @@ cpu_finish_oldest (CudaConvBackend * backend, GstBuffer ** out,
 {
   CpuBackend *cpu = (CpuBackend *) backend;
 
-  g_return_val_if_fail (cpu->finished, FALSE);
   *out = cpu->finished;
+  if (!*out) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+        "no frame in flight");
+    return FALSE;
+  }
   cpu->finished = NULL;
   return TRUE;
 }

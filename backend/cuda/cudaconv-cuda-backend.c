@@ -292,7 +292,13 @@ cuda_configure (CudaConvBackend * backend,
 {
   CudaBackend *cuda = (CudaBackend *) backend;
 
-  g_return_val_if_fail (cuda->in_flight == 0, FALSE);
+  /* frames a failed discard left in flight still own their slots */
+  if (cuda->in_flight > 0) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY,
+        "%u frames are still in flight on %s", cuda->in_flight,
+        cuda->description);
+    return FALSE;
+  }
   return IN_CONTEXT (cuda, error, configure_in_context (cuda, config, error));
 }
 
@@ -334,11 +340,10 @@ cuda_submit (CudaConvBackend * backend, const CudaConvJob * job,
   gboolean ok;
 
   if (cuda->in_flight >= backend->depth) {
-    g_critical ("cudaconv: a frame was submitted with every slot in flight");
     gst_video_frame_unmap (in);
     gst_video_frame_unmap (out);
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
-        "no free frame slot");
+        "no free frame slot (%u frames in flight)", cuda->in_flight);
     return FALSE;
   }
   slot = &cuda->slots[(cuda->oldest + cuda->in_flight) % backend->depth];
@@ -373,7 +378,11 @@ cuda_finish_oldest (CudaConvBackend * backend, GstBuffer ** out,
   gboolean ok;
 
   *out = NULL;
-  g_return_val_if_fail (cuda->in_flight > 0, FALSE);
+  if (cuda->in_flight == 0) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+        "no frame in flight");
+    return FALSE;
+  }
   slot = &cuda->slots[cuda->oldest];
   /* the frame stays in flight: its copies may still run */
   if (!cudaconv_cuda_context_enter (cuda->context, cuda->device, error))
