@@ -87,6 +87,13 @@ struct _GstCudaConv {
 
 GST_ELEMENT_REGISTER_DECLARE (cudaconv);
 
+/* gstcudaconv-allocation.c: the allocation queries, with pools of the back
+ * end's memory. */
+gboolean gst_cudaconv_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query);
+gboolean gst_cudaconv_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query);
+
 /* gstcudaconv-settings.c: the properties, and the filter the settings
  * make; refusals are reported once (see reject_setting there). */
 void gst_cudaconv_settings_install (GObjectClass * gobject_class);

@@ -147,7 +147,8 @@ process_word_packed (CpuBackend * cpu, const CudaConvJob * job,
 no_map:
   g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
       "could not map the %s frames that %s is filtered in",
-      GST_VIDEO_INFO_NAME (work_info), GST_VIDEO_INFO_NAME (&cpu->layout->info));
+      GST_VIDEO_INFO_NAME (work_info),
+      GST_VIDEO_INFO_NAME (&cpu->layout->info));
   return FALSE;
 }
 
