@@ -41,9 +41,14 @@ component_layout (const GstVideoInfo * info, gint comp)
   return l;
 }
 
-gint
-cudaconv_plane_geometry (const GstVideoInfo * info, guint plane,
-    gsize * row_bytes, gint * rows)
+/* Plane p of info at its caps' size: the bytes of a row that hold pixels
+ * and the number of rows. A row ends with the last byte of its last sample
+ * of any component, or of its last whole pixel: in YUY2 37 pixels wide
+ * that is V of the 19th pair, byte 75, one past the Y samples' 74 bytes;
+ * in RGBx the last x. */
+static void
+plane_geometry (const GstVideoInfo * info, guint plane, gsize * row_bytes,
+    gint * rows)
 {
   gint components[GST_VIDEO_MAX_COMPONENTS];
 
@@ -54,12 +59,12 @@ cudaconv_plane_geometry (const GstVideoInfo * info, guint plane,
   switch (GST_VIDEO_INFO_FORMAT (info)) {
     case GST_VIDEO_FORMAT_v210:
       *row_bytes = (gsize) (GST_VIDEO_INFO_WIDTH (info) + 5) / 6 * 16;
-      return components[0];
+      return;
     case GST_VIDEO_FORMAT_Y410:
     case GST_VIDEO_FORMAT_RGB10A2_LE:
     case GST_VIDEO_FORMAT_BGR10A2_LE:
       *row_bytes = (gsize) GST_VIDEO_INFO_WIDTH (info) * 4;
-      return components[0];
+      return;
     default:
       break;
   }
@@ -75,14 +80,13 @@ cudaconv_plane_geometry (const GstVideoInfo * info, guint plane,
         l.pstride;
     *row_bytes = MAX (*row_bytes, MAX (end, pixels));
   }
-  return components[0];
 }
 
 static void
 plane_layout (const GstVideoInfo * info, guint p, CudaConvPlaneLayout * pl)
 {
   memset (pl, 0, sizeof (*pl));
-  cudaconv_plane_geometry (info, p, &pl->row_bytes, &pl->rows);
+  plane_geometry (info, p, &pl->row_bytes, &pl->rows);
   gst_video_format_info_component (info->finfo, p, pl->components);
   while (pl->n_components < GST_VIDEO_MAX_COMPONENTS
       && pl->components[pl->n_components] >= 0)

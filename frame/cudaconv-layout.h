@@ -48,14 +48,6 @@ typedef struct {
 
 void cudaconv_layout_make (CudaConvLayout * layout, const GstVideoInfo * info);
 
-/* Plane p of info at its caps' size: the bytes of a row that hold pixels
- * and the number of rows. Returns the plane's first component. A row ends
- * with the last byte of its last sample of any component, or of its last
- * whole pixel: in YUY2 37 pixels wide that is V of the 19th pair, byte 75,
- * one past the Y samples' 74 bytes; in RGBx the last x. */
-gint cudaconv_plane_geometry (const GstVideoInfo * info, guint plane,
-    gsize * row_bytes, gint * rows);
-
 /* Component comp of the work format, in a plane whose first row starts at
  * plane_data. */
 CcComponent cudaconv_layout_component (const CudaConvLayout * layout,

@@ -11,6 +11,7 @@
 
 #include "gstcudaconv-cuda-memory.h"
 #include "cudaconv-backend.h"
+#include "cudaconv-cuda-context.h"
 
 typedef enum {
   CAPS_IN_CUDA_MEMORY,
@@ -201,15 +202,6 @@ cuda_memory_sync (void)
   return sync;
 }
 
-static gint
-context_device (GstObject * context)
-{
-  guint device = 0;
-
-  g_object_get (context, "cuda-device-id", &device, NULL);
-  return (gint) device;
-}
-
 gboolean
 gst_cudaconv_check_cuda_buffer (GstObject * context, GstBuffer * buffer,
     gboolean ours, GError ** error)
@@ -230,8 +222,8 @@ gst_cudaconv_check_cuda_buffer (GstObject * context, GstBuffer * buffer,
       g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
           "its CUDA memory belongs to another CUDA context (device %d; this "
           "element works on device %d)",
-          context_device (GST_OBJECT (memory_context)),
-          context_device (context));
+          cudaconv_cuda_context_device (GST_OBJECT (memory_context)),
+          cudaconv_cuda_context_device (context));
       return FALSE;
     }
     if (sync)

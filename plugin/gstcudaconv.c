@@ -108,12 +108,12 @@ post_backend_report (const gchar * report, gpointer user_data)
 
 /* The back end that backend= asks for: CUDA on device_id, in the
  * GstCudaContext shared with the pipeline's other CUDA elements where the
- * build has GStreamer's CUDA library; the CPU's for backend=cpu, and for
- * auto when no CUDA device is usable (with a warning that says why). NULL
- * when backend=cuda finds none. */
+ * build has GStreamer's CUDA library (*on_gpu set); the CPU's for
+ * backend=cpu, and for auto when no CUDA device is usable (with a warning
+ * that says why). NULL when backend=cuda finds none. */
 static CudaConvBackend *
 open_backend (GstCudaConv * self, const GstCudaConvSettings * s,
-    GError ** error)
+    gboolean * on_gpu, GError ** error)
 {
   CudaConvBackend *backend = NULL;
   GError *err = NULL;
@@ -123,6 +123,7 @@ open_backend (GstCudaConv * self, const GstCudaConvSettings * s,
           &self->cuda_context, &err))
     backend = cudaconv_cuda_backend_new (s->device_id, self->cuda_context,
         &err);
+  *on_gpu = backend != NULL;
   if (backend) {
     backend->report = post_backend_report;
     backend->report_data = self;
@@ -147,7 +148,7 @@ gst_cudaconv_start (GstBaseTransform * trans)
   GstCudaConv *self = GST_CUDACONV (trans);
   GstCudaConvSettings s;
   gchar *rejected;
-  gboolean filter_valid;
+  gboolean filter_valid, on_gpu;
   guint cookie;
   GError *err = NULL;
 
@@ -170,7 +171,7 @@ gst_cudaconv_start (GstBaseTransform * trans)
   self->job_stale = TRUE;
   self->n_threads = (gint) g_get_num_processors ();
   self->invalid_buffers = 0;
-  self->backend = open_backend (self, &s, &err);
+  self->backend = open_backend (self, &s, &on_gpu, &err);
   if (!self->backend)
     goto no_cuda;
   GST_ELEMENT_INFO (self, LIBRARY, INIT, ("Using the %s backend on %s",
@@ -180,7 +181,7 @@ gst_cudaconv_start (GstBaseTransform * trans)
           self->backend->ops->describe (self->backend)));
 
   GST_OBJECT_LOCK (self);
-  self->on_gpu = self->backend->ops->allocator (self->backend) != NULL;
+  self->on_gpu = on_gpu;
   self->started = TRUE;
   GST_OBJECT_UNLOCK (self);
   return TRUE;

@@ -103,8 +103,6 @@ typedef struct {
 gboolean cudaconv_cuda_enqueue_frame (CudaBackend * cuda, FrameSlot * slot,
     const CudaConvJob * job, GError ** error);
 void cudaconv_cuda_complete_frame (CudaBackend * cuda, FrameSlot * slot);
-gboolean cudaconv_cuda_make_word_packed_slots (CudaBackend * cuda,
-    GError ** error);
 
 /* cudaconv-cuda-strategy.c */
 void cudaconv_cuda_strategy_reset (StrategyChoice * choice);
