@@ -11,9 +11,14 @@
 extern "C" {
 #endif
 
+/* Filters given by their taps (custom matrices, the edge presets, blurs of
+ * small radius) reach CC_MAX_RADIUS; the wide shapes below, which never
+ * hold a 2D table, reach CC_MAX_WIDE_RADIUS. */
 #define CC_MAX_RADIUS 15
 #define CC_MAX_SIDE (2 * CC_MAX_RADIUS + 1)
 #define CC_MAX_TAPS (CC_MAX_SIDE * CC_MAX_SIDE)
+#define CC_MAX_WIDE_RADIUS 127
+#define CC_MAX_WIDE_SIDE (2 * CC_MAX_WIDE_RADIUS + 1)
 /* Gradient-magnitude filters (two filters, hypot of both) serve the 3x3
  * sobel; the CUDA kernels are compiled for each radius, so this bound keeps
  * the number of compiled variants small. */
@@ -123,8 +128,30 @@ cc_component_raw_offset (const CcComponent *c, float offset)
   return offset * step + 0.5f * (step - 1.0f);
 }
 
+/* What a filter's numbers describe. */
+typedef enum {
+  /* taps: (2r+1)^2 taps, r <= CC_MAX_RADIUS, and their factors where
+   * separable is set */
+  CC_SHAPE_TAPS = 0,
+  /* factors only, r <= CC_MAX_WIDE_RADIUS: out = centre * in(x, y) +
+   * sum(col_taps[i] * row_taps[j] * in(x + j - r, y + i - r)) + offset;
+   * gaussian and sharpen wider than CC_MAX_RADIUS */
+  CC_SHAPE_WIDE,
+  /* box, r <= CC_MAX_WIDE_RADIUS: out = scale * (the sum of the (2r+1)^2
+   * samples around, ghost cells by the border policy) + offset, summed
+   * exactly in integers at a cost that does not grow with r */
+  CC_SHAPE_BOX,
+  /* pixelate, r <= CC_MAX_WIDE_RADIUS: the component is cut into blocks
+   * of 2r+1 x 2r+1 samples from its first sample (those at the right and
+   * bottom edges smaller); every sample of a block becomes scale * (the sum
+   * of the block's samples) + offset. No ghost cells: the border policy
+   * does not apply. */
+  CC_SHAPE_BLOCKS
+} CcShape;
+
 /* A filter ready to run, made from the user's weights by folding in the
- * divisor: out = saturate(round(sum(taps * in) + offset)). For
+ * divisor: out = saturate(round(sum(taps * in) + offset)) for
+ * CC_SHAPE_TAPS, as shape says for the others. For
  * CC_RESPONSE_MAGNITUDE taps holds two (2r+1)^2 filters back to back. Both
  * back ends take it by pointer and copy what they need when a call returns,
  * so it may change between calls.
@@ -135,31 +162,45 @@ cc_component_raw_offset (const CcComponent *c, float offset)
  * column pass, 2(2r+1) multiply-adds per sample instead of (2r+1)^2. */
 typedef struct {
   int radius;
-  CcResponse response;
+  CcShape shape;
+  CcResponse response; /* CC_RESPONSE_LINEAR but for some CC_SHAPE_TAPS */
   float offset;
-  int separable;           /* col_taps and row_taps hold its factors */
-  float taps[CC_MAX_TAPS]; /* row-major */
-  float col_taps[CC_MAX_SIDE];
-  float row_taps[CC_MAX_SIDE];
+  int separable;           /* CC_SHAPE_TAPS: col_taps and row_taps hold
+                            * its factors */
+  float centre;            /* CC_SHAPE_WIDE */
+  double scale;            /* CC_SHAPE_BOX, CC_SHAPE_BLOCKS */
+  float taps[CC_MAX_TAPS]; /* CC_SHAPE_TAPS, row-major */
+  float col_taps[CC_MAX_WIDE_SIDE]; /* 2r+1 used */
+  float row_taps[CC_MAX_WIDE_SIDE];
 } CcFilter;
 
 static inline int
 cc_filter_is_separable (const CcFilter *f)
 {
-  return f->response == CC_RESPONSE_LINEAR && f->separable;
+  return f->shape == CC_SHAPE_TAPS && f->response == CC_RESPONSE_LINEAR
+      && f->separable;
 }
 
-/* Whether a back end can run the filter: a radius in range for its
- * response */
+/* Whether a back end can run the filter: a radius in range for its shape
+ * and response */
 static inline int
 cc_filter_valid (const CcFilter *f)
 {
-  const int max = f && f->response == CC_RESPONSE_MAGNITUDE ?
-      CC_MAX_MAGNITUDE_RADIUS :
-      CC_MAX_RADIUS;
-  return f && f->radius >= 0 && f->radius <= max
-      && (f->response == CC_RESPONSE_LINEAR
-          || f->response == CC_RESPONSE_MAGNITUDE);
+  if (!f || f->radius < 0)
+    return 0;
+  switch (f->shape) {
+    case CC_SHAPE_TAPS:
+      if (f->response == CC_RESPONSE_MAGNITUDE)
+        return f->radius <= CC_MAX_MAGNITUDE_RADIUS;
+      return f->response == CC_RESPONSE_LINEAR && f->radius <= CC_MAX_RADIUS;
+    case CC_SHAPE_WIDE:
+    case CC_SHAPE_BOX:
+    case CC_SHAPE_BLOCKS:
+      return f->response == CC_RESPONSE_LINEAR
+          && f->radius <= CC_MAX_WIDE_RADIUS;
+    default:
+      return 0;
+  }
 }
 
 static inline int
