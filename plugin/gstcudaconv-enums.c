@@ -27,6 +27,9 @@ gst_cudaconv_kernel_get_type (void)
     {GST_CUDACONV_KERNEL_EMBOSS,
         "Emboss, 3x3 [-2 -1 0; -1 1 1; 0 1 2]", "emboss"},
     {GST_CUDACONV_KERNEL_CUSTOM, "Custom: the matrix property", "custom"},
+    {GST_CUDACONV_KERNEL_PIXELATE,
+          "Pixelate: every block of (2r+1)^2 samples takes its mean "
+          "(irreversible)", "pixelate"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type))
@@ -119,6 +122,25 @@ gst_cudaconv_channels_get_type (void)
   };
   if (g_once_init_enter (&type))
     g_once_init_leave (&type, g_flags_register_static ("GstCudaConvChannels",
+            values));
+  return type;
+}
+
+GType
+gst_cudaconv_region_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDACONV_REGION_FRAME, "The whole frame", "frame"},
+    {GST_CUDACONV_REGION_INSIDE,
+          "Only inside the regions (metas and region-boxes); a frame "
+          "without regions passes unchanged", "inside"},
+    {GST_CUDACONV_REGION_OUTSIDE,
+        "Everything but the regions (background blur)", "outside"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCudaConvRegion",
             values));
   return type;
 }

@@ -17,7 +17,8 @@ typedef enum {
   GST_CUDACONV_KERNEL_SOBEL_X,
   GST_CUDACONV_KERNEL_SOBEL_Y,
   GST_CUDACONV_KERNEL_EMBOSS,
-  GST_CUDACONV_KERNEL_CUSTOM
+  GST_CUDACONV_KERNEL_CUSTOM,
+  GST_CUDACONV_KERNEL_PIXELATE
 } GstCudaConvKernel;
 
 /* Same values as CcBorder. */
@@ -33,6 +34,13 @@ typedef enum {
   GST_CUDACONV_BACKEND_CUDA,
   GST_CUDACONV_BACKEND_CPU
 } GstCudaConvBackend;
+
+/* Which parts of a frame are filtered (the region property). */
+typedef enum {
+  GST_CUDACONV_REGION_FRAME,
+  GST_CUDACONV_REGION_INSIDE,
+  GST_CUDACONV_REGION_OUTSIDE
+} GstCudaConvRegion;
 
 /* Bit n is the format's component n (GstVideoFormatInfo order). */
 typedef enum {
@@ -51,12 +59,14 @@ typedef enum {
 #define GST_TYPE_CUDACONV_STRATEGY (gst_cudaconv_strategy_get_type ())
 #define GST_TYPE_CUDACONV_BACKEND (gst_cudaconv_backend_get_type ())
 #define GST_TYPE_CUDACONV_CHANNELS (gst_cudaconv_channels_get_type ())
+#define GST_TYPE_CUDACONV_REGION (gst_cudaconv_region_get_type ())
 
 GType gst_cudaconv_kernel_get_type (void);
 GType gst_cudaconv_border_get_type (void);
 GType gst_cudaconv_strategy_get_type (void);
 GType gst_cudaconv_backend_get_type (void);
 GType gst_cudaconv_channels_get_type (void);
+GType gst_cudaconv_region_get_type (void);
 
 G_END_DECLS
 #endif /* GST_CUDACONV_ENUMS_H */
