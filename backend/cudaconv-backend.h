@@ -10,6 +10,9 @@
  * end's to convert (cudaconv-layout.h): the element hands over frames of
  * its caps whatever their format.
  *
+ * With regions (cudaconv-plan.h), a back end reads and writes what their
+ * pieces need, the rest of the frame copied or, in place, left alone.
+ *
  * Functions that can fail say why in error; a failed frame is dropped
  * (its frames unmapped), and the frames still in flight stay. */
 #ifndef CUDACONV_BACKEND_H
@@ -37,6 +40,12 @@ typedef struct {
   /* page-lock foreign input buffers with CUDA instead of staging them */
   gboolean host_register;
   const CudaConvPlan *plan;
+  /* with the plan's regions: the filter of each (the same offset scaling) */
+  const CcFilter *const *region_filters;
+  /* the input frame is the output frame (a writable buffer filtered in
+   * its regions only): what is not written stays as it is, and every
+   * sample a filter reads is read before any is written */
+  gboolean in_place;
 } CudaConvJob;
 
 /* How the frames of the negotiated caps travel. */
@@ -58,7 +67,8 @@ typedef struct {
   gboolean (*configure) (CudaConvBackend * backend,
       const CudaConvStreamConfig * config, GError ** error);
   /* Queues a frame (a slot must be free: in_flight < depth). Takes both
-   * mapped frames: they are unmapped when it is finished or dropped. */
+   * mapped frames: they are unmapped when it is finished or dropped
+   * (cudaconv_frames_unmap: in place, in and out are one mapping). */
   gboolean (*submit) (CudaConvBackend * backend, const CudaConvJob * job,
       GstVideoFrame * in, GstVideoFrame * out, GError ** error);
   /* Waits for the oldest frame; *out is its output buffer (a reference the
@@ -101,6 +111,18 @@ gboolean cudaconv_cuda_backend_probe (gint device_id, GError ** error);
  * usable. */
 CudaConvBackend *cudaconv_cuda_backend_new (gint device_id,
     GstObject * context, GError ** error);
+
+/* Unmaps a frame's input and output, which in place are one mapping. */
+static inline void
+cudaconv_frames_unmap (GstVideoFrame * in, GstVideoFrame * out)
+{
+  const gboolean one = in->buffer == out->buffer
+      && in->map[0].data == out->map[0].data;
+
+  gst_video_frame_unmap (in);
+  if (!one)
+    gst_video_frame_unmap (out);
+}
 
 /* The one call per frame: queues it, and when depth frames are in flight
  * finishes the oldest, whose output *finished receives (else NULL). */

@@ -1,5 +1,6 @@
 /* cudaconv: the CPU back end (cudaconv-backend.h): one frame at a time,
  * filtered before submit returns, on the CPU kernels' thread pool. */
+#include <errno.h>
 #include <string.h>
 
 #include "cudaconv-backend.h"
@@ -14,7 +15,14 @@ typedef struct {
   /* frames of the planar twin that word-packed frames are filtered in */
   GstBuffer *work_in, *work_out;
   GstBuffer *finished;          /* the output of the frame in flight */
+  /* the windows of one component part's region pieces, filtered */
+  guint8 *scratch;
+  gsize scratch_size;
 } CpuBackend;
+
+/* out = in: a 1x1 [1], which copies the samples of one component into
+ * another's layout */
+static const CcFilter copy_filter = {.taps = {1.0f} };
 
 /* The component whose samples start each pixel of plane p, when all the
  * plane's components are filtered and fill its pixels between them (RGB,
@@ -53,11 +61,83 @@ pixel_leader (const CudaConvPlan * plan, guint p, gpointer plane_data)
   return leader;
 }
 
+/* Filters (or fills) the pieces of one part with the plan's regions:
+ * inside them (every window filtered into scratch before any rect is
+ * written, so that in place no filter reads a written sample), or outside
+ * them (the whole part, then the rects copied back from the input). */
+static int
+process_pieces (CpuBackend * cpu, const CudaConvJob * job, gint c, guint part,
+    const CcComponent * s, const CcComponent * d)
+{
+  const CudaConvPlan *plan = job->plan;
+  const CudaConvAction action = plan->action[c];
+  CudaConvPiece pieces[CUDACONV_MAX_REGIONS];
+  const guint n = cudaconv_plan_pieces (plan, c, part, pieces);
+  gsize offsets[CUDACONV_MAX_REGIONS], need = 0;
+  int rc = 0;
+
+  if (plan->region_mode == CUDACONV_REGION_MODE_OUTSIDE) {
+    rc = action == CUDACONV_ACTION_FILL ? cc_cpu_fill (d,
+        plan->fill_value[c]) : cc_cpu_convolve (s, d, job->filter,
+        job->border, cpu->n_threads);
+    for (guint k = 0; k < n && rc == 0; k++) {
+      const CcComponent from = cudaconv_component_sub (s, &pieces[k].rect);
+      const CcComponent to = cudaconv_component_sub (d, &pieces[k].rect);
+      rc = cc_cpu_convolve (&from, &to, &copy_filter, CC_BORDER_CLAMP,
+          cpu->n_threads);
+    }
+    return rc;
+  }
+
+  if (action == CUDACONV_ACTION_FILL) {
+    for (guint k = 0; k < n && rc == 0; k++) {
+      const CcComponent to = cudaconv_component_sub (d, &pieces[k].rect);
+      rc = cc_cpu_fill (&to, plan->fill_value[c]);
+    }
+    return rc;
+  }
+  for (guint k = 0; k < n; k++) {
+    offsets[k] = need;
+    need += (gsize) pieces[k].window.w * pieces[k].window.h * s->sample;
+  }
+  if (need > cpu->scratch_size) {
+    g_free (cpu->scratch);
+    cpu->scratch = g_try_malloc (need);
+    cpu->scratch_size = cpu->scratch ? need : 0;
+    if (!cpu->scratch)
+      return ENOMEM;
+  }
+  for (guint k = 0; k < n && rc == 0; k++) {
+    const CcComponent window = cudaconv_component_sub (s, &pieces[k].window);
+    CcComponent filtered = window;
+    filtered.data = cpu->scratch + offsets[k];
+    filtered.pitch = (gsize) window.width * window.sample;
+    filtered.pixel_stride = 1;
+    rc = cc_cpu_convolve (&window, &filtered,
+        job->region_filters[pieces[k].region], job->border, cpu->n_threads);
+  }
+  for (guint k = 0; k < n && rc == 0; k++) {
+    const CudaConvPiece *piece = &pieces[k];
+    const GstVideoRectangle in_window = { piece->rect.x - piece->window.x,
+      piece->rect.y - piece->window.y, piece->rect.w, piece->rect.h
+    };
+    CcComponent filtered = cudaconv_component_sub (s, &piece->window);
+    CcComponent from, to = cudaconv_component_sub (d, &piece->rect);
+    filtered.data = cpu->scratch + offsets[k];
+    filtered.pitch = (gsize) filtered.width * filtered.sample;
+    filtered.pixel_stride = 1;
+    from = cudaconv_component_sub (&filtered, &in_window);
+    rc = cc_cpu_convolve (&from, &to, &copy_filter, CC_BORDER_CLAMP,
+        cpu->n_threads);
+  }
+  return rc;
+}
+
 /* Filters (or fills) component c of one plane in each of its parts; with
  * whole_pixels, c leads pixels whose components are all filtered in one
  * pass (pixel_leader). */
 static int
-process_component (const CpuBackend * cpu, const CudaConvJob * job, gint c,
+process_component (CpuBackend * cpu, const CudaConvJob * job, gint c,
     gboolean whole_pixels, guint8 * src, gsize src_pitch, guint8 * dst,
     gsize dst_pitch)
 {
@@ -68,7 +148,9 @@ process_component (const CpuBackend * cpu, const CudaConvJob * job, gint c,
 
   cudaconv_plan_parts (plan, c, dst, dst_pitch, d);
   for (guint k = 0; k < n && rc == 0; k++) {
-    if (whole_pixels)
+    if (cudaconv_plan_has_regions (plan))
+      rc = process_pieces (cpu, job, c, k, &s[k], &d[k]);
+    else if (whole_pixels)
       rc = cc_cpu_convolve_pixels (&s[k], &d[k], job->filter, job->border,
           cpu->n_threads);
     else if (plan->action[c] == CUDACONV_ACTION_FILTER)
@@ -82,7 +164,7 @@ process_component (const CpuBackend * cpu, const CudaConvJob * job, gint c,
 
 /* in and out are frames of the work format */
 static gboolean
-process (const CpuBackend * cpu, const CudaConvJob * job, GstVideoFrame * in,
+process (CpuBackend * cpu, const CudaConvJob * job, GstVideoFrame * in,
     GstVideoFrame * out, GError ** error)
 {
   const CudaConvPlan *plan = job->plan;
@@ -96,11 +178,13 @@ process (const CpuBackend * cpu, const CudaConvJob * job, GstVideoFrame * in,
     gsize dst_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
     gint leader;
 
-    if (!pp->process || pp->copy_first)
+    /* in place, the output holds the input already */
+    if ((!pp->process || pp->copy_first) && src != dst)
       cudaconv_layout_copy_plane (plan->layout, p, out, in);
     if (!pp->process)
       continue;
-    leader = pp->copy_first ? -1 : pixel_leader (plan, p, src);
+    leader = pp->copy_first || cudaconv_plan_has_regions (plan) ? -1 :
+        pixel_leader (plan, p, src);
     /* the leader alone stands for all the plane's components */
     for (gint i = 0; i < (leader >= 0 ? 1 : pl->n_components); i++) {
       const gint c = leader >= 0 ? leader : pl->components[i];
@@ -197,8 +281,7 @@ cpu_submit (CudaConvBackend * backend, const CudaConvJob * job,
   if (cpu->finished) {
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
         "a frame was submitted before the one in flight was finished");
-    gst_video_frame_unmap (in);
-    gst_video_frame_unmap (out);
+    cudaconv_frames_unmap (in, out);
     return FALSE;
   }
   if (cpu->layout->word_packed)
@@ -207,8 +290,7 @@ cpu_submit (CudaConvBackend * backend, const CudaConvJob * job,
     ok = process (cpu, job, in, out, error);
   if (ok)
     cpu->finished = gst_buffer_ref (out->buffer);
-  gst_video_frame_unmap (in);
-  gst_video_frame_unmap (out);
+  cudaconv_frames_unmap (in, out);
   return ok;
 }
 
@@ -268,6 +350,7 @@ cpu_close (CudaConvBackend * backend)
   gst_clear_buffer (&cpu->work_in);
   gst_clear_buffer (&cpu->work_out);
   g_free (cpu->description);
+  g_free (cpu->scratch);
   g_free (cpu);
 }
 

@@ -40,6 +40,10 @@ typedef struct {
   guint8 *staging_in, *staging_out;     /* pinned, all planes back to back */
   /* word-packed frames as they travel */
   guint8 *packed_in, *packed_out;
+  /* the windows of a component part's region pieces, filtered
+   * (cudaconv-cuda-regions.c) */
+  void *scratch;
+  gsize scratch_size;
   /* the frame in flight */
   gboolean out_staged;          /* copy staging_out into out when done */
   CudaConvPlan plan;
@@ -117,6 +121,27 @@ gboolean cudaconv_cuda_run_component (CudaBackend * cuda, FrameSlot * slot,
  * that names each one's, "component 0 (plane 0): 2d-strip-cache-halo;
  * ...", to be freed with g_free; else NULL. */
 gchar *cudaconv_cuda_strategy_take_report (CudaBackend * cuda);
+
+/* cudaconv-cuda-regions.c: frames with regions (cudaconv-plan.h). */
+/* Filters (or fills) the pieces of one part of component comp, inside or
+ * outside the regions as the slot's plan says. */
+gboolean cudaconv_cuda_run_pieces (CudaBackend * cuda, FrameSlot * slot,
+    const CudaConvJob * job, gint comp, guint part, const CcComponent * s,
+    const CcComponent * d, GError ** error);
+/* Inside the regions, plane p of a host frame: copies the windows' bytes
+ * of src to dp's input plane and the rects' bytes from there to its
+ * output plane; src through the slot's staging unless in_direct. */
+gboolean cudaconv_cuda_regions_upload (CudaBackend * cuda, FrameSlot * slot,
+    guint p, const guint8 * src, gsize src_pitch, gboolean in_direct,
+    const DevicePlane * dp, GError ** error);
+/* The rects' bytes of dp's output plane to dst (or the slot's staging
+ * unless out_direct) */
+gboolean cudaconv_cuda_regions_download (CudaBackend * cuda, FrameSlot * slot,
+    guint p, guint8 * dst, gsize dst_pitch, gboolean out_direct,
+    const DevicePlane * dp, GError ** error);
+/* The rects' bytes of plane p from the slot's staging to its output */
+void cudaconv_cuda_regions_complete (CudaBackend * cuda, FrameSlot * slot,
+    guint p);
 
 G_END_DECLS
 #endif /* CUDACONV_CUDA_BACKEND_PRIVATE_H */

@@ -35,6 +35,7 @@ release_slots (CudaBackend * cuda)
     cudaFreeHost (slot->staging_out);
     cudaFree (slot->packed_in);
     cudaFree (slot->packed_out);
+    cudaFree (slot->scratch);
     if (slot->done)
       cudaEventDestroy (slot->done);
     if (slot->stream)
@@ -309,8 +310,7 @@ release_slot (FrameSlot * slot, gboolean keep_output)
 {
   GstBuffer *out = keep_output ? gst_buffer_ref (slot->out.buffer) : NULL;
 
-  gst_video_frame_unmap (&slot->in);
-  gst_video_frame_unmap (&slot->out);
+  cudaconv_frames_unmap (&slot->in, &slot->out);
   return out;
 }
 
@@ -340,8 +340,7 @@ cuda_submit (CudaConvBackend * backend, const CudaConvJob * job,
   gboolean ok;
 
   if (cuda->in_flight >= backend->depth) {
-    gst_video_frame_unmap (in);
-    gst_video_frame_unmap (out);
+    cudaconv_frames_unmap (in, out);
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
         "no free frame slot (%u frames in flight)", cuda->in_flight);
     return FALSE;

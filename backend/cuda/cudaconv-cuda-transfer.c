@@ -47,8 +47,11 @@ run_plane_kernels (CudaBackend * cuda, FrameSlot * slot,
     n = cudaconv_plan_parts (plan, c, dp->in, dp->in_pitch, s);
     cudaconv_plan_parts (plan, c, dp->out, dp->out_pitch, d);
     for (guint k = 0; k < n; k++)
-      if (!cudaconv_cuda_run_component (cuda, slot, job, c, &s[k], &d[k],
-              error))
+      if (!(cudaconv_plan_has_regions (plan) ?
+              cudaconv_cuda_run_pieces (cuda, slot, job, c, k, &s[k], &d[k],
+                  error) :
+              cudaconv_cuda_run_component (cuda, slot, job, c, &s[k], &d[k],
+                  error)))
         return FALSE;
   }
   return TRUE;
@@ -88,6 +91,15 @@ plane_on_device (const CudaBackend * cuda, const FrameSlot * slot, guint p)
   return slot->plan.planes[p].process || cuda->in_device || cuda->out_device;
 }
 
+/* Whether the slot's frame, in host memory on both sides, is filtered
+ * inside its regions only: then only their pieces' bytes travel. */
+static gboolean
+moves_regions_only (const CudaBackend * cuda, const FrameSlot * slot)
+{
+  return slot->plan.region_mode == CUDACONV_REGION_MODE_INSIDE
+      && !cuda->in_device && !cuda->out_device;
+}
+
 /* Whether one side of the slot's frame, in host memory, can travel as one
  * copy: device frames exist, the frame is copied by DMA and laid out as
  * the caps say, and every plane goes through the device (a copy back
@@ -97,7 +109,8 @@ static gboolean
 copies_whole_frame (const CudaBackend * cuda, const FrameSlot * slot,
     const GstVideoFrame * frame, gboolean direct)
 {
-  if (!cuda->frame_layout || !direct || !frame_is_whole (cuda, frame))
+  if (!cuda->frame_layout || !direct || !frame_is_whole (cuda, frame)
+      || moves_regions_only (cuda, slot))
     return FALSE;
   for (guint p = 0; p < cuda->layout->n_planes; p++)
     if (!plane_on_device (cuda, slot, p))
@@ -284,6 +297,8 @@ enqueue_planes (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
    * peer where the GPUs allow, else through the host) */
   const gboolean foreign_in = cuda->in_device
       && !cudaconv_cuda_buffer_in_context (in->buffer, cuda->context);
+  const gboolean regions_only = moves_regions_only (cuda, slot);
+  const gboolean in_place = job->in_place;
 
   if (foreign_in && !cuda->input_planes && !make_input_planes (cuda, error))
     return FALSE;
@@ -301,6 +316,20 @@ enqueue_planes (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
 
     if (!plane_on_device (cuda, slot, p))
       continue;
+    if (regions_only) {
+      /* the output is the input but for the regions' rects */
+      if (!in_place)
+        cudaconv_layout_copy_plane (layout, p, out, in);
+      if (pp->process && (!cudaconv_cuda_regions_upload (cuda, slot, p, src,
+                  src_pitch, in_direct, &dp, error)
+              || !run_plane_kernels (cuda, slot, job, p, &dp, error)
+              || !cudaconv_cuda_regions_download (cuda, slot, p,
+                  GST_VIDEO_FRAME_PLANE_DATA (out, p),
+                  GST_VIDEO_FRAME_PLANE_STRIDE (out, p), out_direct, &dp,
+                  error)))
+        return FALSE;
+      continue;
+    }
     if (foreign_in) {
       if (!CUDACONV_CHECK (cudaMemcpy2DAsync (dp.in, dp.in_pitch, src,
                   src_pitch, pl->row_bytes, pl->rows, cudaMemcpyDefault,
@@ -325,7 +354,8 @@ enqueue_planes (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
       dp.out = GST_VIDEO_FRAME_PLANE_DATA (out, p);
       dp.out_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
     }
-    if ((!pp->process || pp->copy_first)
+    /* in place, the output holds the input already */
+    if ((!pp->process || pp->copy_first) && dp.out != dp.in
         && !CUDACONV_CHECK (cudaMemcpy2DAsync (dp.out, dp.out_pitch, dp.in,
                 dp.in_pitch, pl->row_bytes, pl->rows, cudaMemcpyDeviceToDevice,
                 slot->stream), error))
@@ -350,7 +380,7 @@ enqueue_planes (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
     return FALSE;
 
   /* planes left as they are between host frames */
-  for (guint p = 0; p < layout->n_planes; p++)
+  for (guint p = 0; p < layout->n_planes && !in_place; p++)
     if (!plane_on_device (cuda, slot, p))
       cudaconv_layout_copy_plane (layout, p, out, in);
   return TRUE;
@@ -381,7 +411,10 @@ cudaconv_cuda_complete_frame (CudaBackend * cuda, FrameSlot * slot)
   }
   for (guint p = 0; p < layout->n_planes; p++) {
     const CudaConvPlaneLayout *pl = &layout->planes[p];
-    if (plane_on_device (cuda, slot, p))
+    if (moves_regions_only (cuda, slot)) {
+      if (slot->plan.planes[p].process)
+        cudaconv_cuda_regions_complete (cuda, slot, p);
+    } else if (plane_on_device (cuda, slot, p))
       copy_rows (GST_VIDEO_FRAME_PLANE_DATA (&slot->out, p),
           GST_VIDEO_FRAME_PLANE_STRIDE (&slot->out, p),
           slot->staging_out + slot->planes[p].staging_offset,
