@@ -9,10 +9,13 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstcudaconv.h"
 #include "cudaconv-presets.h"
 #include "cudaconv-matrix.h"
 #include "cudaconv-filter.h"
+#include "cudaconv-wide-filter.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cudaconv_debug);
 #define GST_CAT_DEFAULT gst_cudaconv_debug
@@ -32,7 +35,13 @@ enum {
   PROP_BACKEND,
   PROP_DEVICE_ID,
   PROP_ASYNC_DEPTH,
-  PROP_HOST_REGISTER
+  PROP_HOST_REGISTER,
+  PROP_REGION,
+  PROP_REGION_TYPES,
+  PROP_REGION_BOXES,
+  PROP_REGION_MARGIN,
+  PROP_REGION_HOLD,
+  PROP_REGION_RADIUS_SCALE
 };
 
 #define DEFAULT_PROP_KERNEL GST_CUDACONV_KERNEL_GAUSSIAN
@@ -50,6 +59,12 @@ enum {
 #define DEFAULT_PROP_DEVICE_ID -1
 #define DEFAULT_PROP_ASYNC_DEPTH 0
 #define DEFAULT_PROP_HOST_REGISTER TRUE
+#define DEFAULT_PROP_REGION GST_CUDACONV_REGION_FRAME
+#define DEFAULT_PROP_REGION_MARGIN 0.0
+#define DEFAULT_PROP_REGION_HOLD 0
+#define DEFAULT_PROP_REGION_RADIUS_SCALE 0.0
+/* a margin of 2 makes a box five times its size, past any use */
+#define MAX_REGION_MARGIN 2.0
 /* The numeric properties declare their real ranges, so that gst-inspect,
  * GUI tools and a GstController's normal (not absolute) bindings see them;
  * GObject refuses values outside them, NaN included, with its own warning
@@ -79,6 +94,9 @@ gst_cudaconv_settings_filter (const GstCudaConvSettings * s,
       return FALSE;
     }
     weights = s->matrix;
+  } else if (cudaconv_preset_is_wide (s->kernel, s->radius)) {
+    return cudaconv_wide_filter_make (s->kernel, s->radius, s->sigma,
+        s->divisor, s->offset, filter, error);
   } else {
     cudaconv_preset_weights (s->kernel, s->radius, s->sigma, &weights);
   }
@@ -185,6 +203,9 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
   GstCudaConvSettings next, *s = &next;
   const gchar *name = g_param_spec_get_name (pspec);
   CudaConvWeights matrix;
+  CudaConvRegion boxes[CUDACONV_MAX_FIXED_BOXES];
+  GQuark types[16];
+  guint n_boxes = 0, n_types = 0;
   CcFilter filter;
   gboolean filter_valid = FALSE;
   GError *err = NULL;
@@ -208,6 +229,22 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
       if (g_value_get_string (value)
           && !cudaconv_matrix_parse (g_value_get_string (value), &matrix,
               &err)) {
+        reject_setting (self, name, "%s", err->message);
+        g_error_free (err);
+        return;
+      }
+      break;
+    case PROP_REGION_TYPES:
+      if (!cudaconv_regions_parse_types (g_value_get_string (value), types,
+              &n_types, &err)) {
+        reject_setting (self, name, "%s", err->message);
+        g_error_free (err);
+        return;
+      }
+      break;
+    case PROP_REGION_BOXES:
+      if (!cudaconv_regions_parse_boxes (g_value_get_string (value), boxes,
+              &n_boxes, &err)) {
         reject_setting (self, name, "%s", err->message);
         g_error_free (err);
         return;
@@ -264,6 +301,26 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
     case PROP_HOST_REGISTER:
       s->host_register = g_value_get_boolean (value);
       break;
+    case PROP_REGION:
+      s->region = g_value_get_enum (value);
+      break;
+    case PROP_REGION_TYPES:
+      memcpy (s->region_rules.types, types, sizeof (types));
+      s->region_rules.n_types = n_types;
+      break;
+    case PROP_REGION_BOXES:
+      memcpy (s->region_rules.boxes, boxes, n_boxes * sizeof (boxes[0]));
+      s->region_rules.n_boxes = n_boxes;
+      break;
+    case PROP_REGION_MARGIN:
+      s->region_rules.margin = g_value_get_double (value);
+      break;
+    case PROP_REGION_HOLD:
+      s->region_rules.hold = g_value_get_uint (value);
+      break;
+    case PROP_REGION_RADIUS_SCALE:
+      s->region_radius_scale = g_value_get_double (value);
+      break;
     default:
       GST_OBJECT_UNLOCK (self);
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -289,6 +346,12 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
   if (prop_id == PROP_MATRIX) {
     g_free (self->matrix_text);
     self->matrix_text = g_value_dup_string (value);
+  } else if (prop_id == PROP_REGION_TYPES) {
+    g_free (self->region_types_text);
+    self->region_types_text = g_value_dup_string (value);
+  } else if (prop_id == PROP_REGION_BOXES) {
+    g_free (self->region_boxes_text);
+    self->region_boxes_text = g_value_dup_string (value);
   }
   self->settings_cookie++;
   /* a valid value replaces a refused one */
@@ -352,6 +415,24 @@ gst_cudaconv_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_HOST_REGISTER:
       g_value_set_boolean (value, s->host_register);
       break;
+    case PROP_REGION:
+      g_value_set_enum (value, s->region);
+      break;
+    case PROP_REGION_TYPES:
+      g_value_set_string (value, self->region_types_text);
+      break;
+    case PROP_REGION_BOXES:
+      g_value_set_string (value, self->region_boxes_text);
+      break;
+    case PROP_REGION_MARGIN:
+      g_value_set_double (value, s->region_rules.margin);
+      break;
+    case PROP_REGION_HOLD:
+      g_value_set_uint (value, s->region_rules.hold);
+      break;
+    case PROP_REGION_RADIUS_SCALE:
+      g_value_set_double (value, s->region_radius_scale);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -369,9 +450,11 @@ gst_cudaconv_settings_install (GObjectClass * gobject_class)
           CONTROLLABLE_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_RADIUS,
       g_param_spec_int ("radius", "Radius",
-          "Filter width is 2*radius+1, for box, gaussian and sharpen; the "
-          "3x3 presets (edge, sobel, sobel-x, sobel-y, emboss), identity and "
-          "custom ignore it", 1, CC_MAX_RADIUS, DEFAULT_PROP_RADIUS,
+          "Filter width is 2*radius+1, for box, gaussian, sharpen and "
+          "pixelate (its block side); the 3x3 presets (edge, sobel, sobel-x, "
+          "sobel-y, emboss), identity and custom ignore it. Beyond 15, box "
+          "runs as running sums and gaussian and sharpen as two 1D passes",
+          1, CC_MAX_WIDE_RADIUS, DEFAULT_PROP_RADIUS,
           CONTROLLABLE_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_SIGMA,
       g_param_spec_double ("sigma", "Sigma",
@@ -445,6 +528,48 @@ gst_cudaconv_settings_install (GObjectClass * gobject_class)
           "with CUDA, once per buffer while upstream recycles it, so they "
           "are copied by DMA; false copies them through pinned staging",
           DEFAULT_PROP_HOST_REGISTER, LIVE_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_REGION,
+      g_param_spec_enum ("region", "Region",
+          "Where each frame is filtered: the whole frame, or inside or "
+          "outside its regions: the boxes of its GstVideoRegionOfInterestMeta"
+#ifdef HAVE_GST_ANALYTICS
+          " and GstAnalyticsODMtd"
+#endif
+          " metas (detectors such as facedetect attach them) and "
+          "region-boxes. Filters read the real pixels around a region; "
+          "border applies at the frame's edges only",
+          GST_TYPE_CUDACONV_REGION, DEFAULT_PROP_REGION,
+          CONTROLLABLE_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_REGION_TYPES,
+      g_param_spec_string ("region-types", "Region types",
+          "Region types (ROI metas) or labels (analytics detections) to act "
+          "on, separated by ',', e.g. \"face\"; empty or unset: all",
+          NULL, LIVE_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_REGION_BOXES,
+      g_param_spec_string ("region-boxes", "Region boxes",
+          "Fixed regions in pixels of the frame, \"x,y,width,height\" "
+          "separated by ';' (at most 64), with the metas' or alone; boxes "
+          "partly outside the frame are clipped",
+          NULL, LIVE_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_REGION_MARGIN,
+      g_param_spec_double ("region-margin", "Region margin",
+          "Grows each region on every side by this fraction of its own width "
+          "and height (detectors' boxes are tight: hair, ears, chin)",
+          0.0, MAX_REGION_MARGIN, DEFAULT_PROP_REGION_MARGIN,
+          CONTROLLABLE_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_REGION_HOLD,
+      g_param_spec_uint ("region-hold", "Region hold",
+          "Keeps each region reported by a meta for this many frames after "
+          "the frame that last reported it, so that a missed detection does "
+          "not uncover it", 0, CUDACONV_MAX_REGION_HOLD,
+          DEFAULT_PROP_REGION_HOLD, LIVE_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_REGION_RADIUS_SCALE,
+      g_param_spec_double ("region-radius-scale", "Region radius scale",
+          "With box, gaussian, sharpen and pixelate: each region's radius is "
+          "this fraction of its smaller side in pixels (1 to 127), so that "
+          "larger faces get stronger blur; 0 uses radius for every region",
+          0.0, 1.0, DEFAULT_PROP_REGION_RADIUS_SCALE,
+          CONTROLLABLE_PARAM_FLAGS));
 }
 
 void
@@ -466,6 +591,11 @@ gst_cudaconv_settings_init (GstCudaConv * self)
   s->device_id = DEFAULT_PROP_DEVICE_ID;
   s->async_depth = DEFAULT_PROP_ASYNC_DEPTH;
   s->host_register = DEFAULT_PROP_HOST_REGISTER;
+  s->region = DEFAULT_PROP_REGION;
+  memset (&s->region_rules, 0, sizeof (s->region_rules));
+  s->region_rules.margin = DEFAULT_PROP_REGION_MARGIN;
+  s->region_rules.hold = DEFAULT_PROP_REGION_HOLD;
+  s->region_radius_scale = DEFAULT_PROP_REGION_RADIUS_SCALE;
   self->settings_cookie = 1;
   self->settings_filter_valid = gst_cudaconv_settings_filter (s,
       &self->settings_filter, NULL);

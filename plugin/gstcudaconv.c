@@ -41,6 +41,9 @@
 #endif
 
 #include "gstcudaconv.h"
+#ifdef HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 #include "gstcudaconv-cuda-memory.h"
 #include "cudaconv-frame-check.h"
 #include "cudaconv-presets.h"
@@ -171,6 +174,8 @@ gst_cudaconv_start (GstBaseTransform * trans)
   self->job_stale = TRUE;
   self->n_threads = (gint) g_get_num_processors ();
   self->invalid_buffers = 0;
+  self->bad_regions_warned = FALSE;
+  cudaconv_region_history_clear (self->region_history);
   self->backend = open_backend (self, &s, &on_gpu, &err);
   if (!self->backend)
     goto no_cuda;
@@ -320,6 +325,8 @@ gst_cudaconv_set_info (GstVideoFilter * filter, GstCaps * incaps,
   if ((self->in_cuda_memory || self->out_cuda_memory) && !self->on_gpu)
     goto no_cuda_backend;
   cudaconv_layout_make (&self->layout, in_info);
+  /* regions held are of the previous frame size */
+  cudaconv_region_history_clear (self->region_history);
   /* the plan and the filter's scale are the layout's */
   self->job_stale = TRUE;
   config.layout = &self->layout;
@@ -372,6 +379,14 @@ gst_cudaconv_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
 {
   if (meta->info->api == GST_VIDEO_CROP_META_API_TYPE)
     return GST_CUDACONV (trans)->input_crop != CUDACONV_CROP_PICTURE;
+  /* the regions detectors found are where they were (the filter moves no
+   * pixel), for the elements after this one: encoders, overlays */
+  if (meta->info->api == GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE
+#ifdef HAVE_GST_ANALYTICS
+      || meta->info->api == GST_ANALYTICS_RELATION_META_API_TYPE
+#endif
+      )
+    return GST_CUDACONV (trans)->input_crop != CUDACONV_CROP_PICTURE;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->transform_meta (trans,
       outbuf, meta, inbuf);
 }
@@ -412,13 +427,72 @@ take_filter (GstCudaConv * self, const GstCudaConvSettings * s,
             "tiled-halo"), (NULL));
 }
 
-/* What this frame runs with: the settings as they are now, and what the
- * buffer says of its fields and crop. The filter (its offset scaled to the
- * caps' depth) and the plan of the components are remade only when the
- * settings or the caps changed. */
+/* The filter of one region under region-radius-scale: the settings' at
+ * the radius the region's size asks for, made once per radius. NULL where
+ * the kernel has no radius, or that filter cannot be made. */
+static const CcFilter *
+region_radius_filter (GstCudaConv * self, const CudaConvRegion * region)
+{
+  const GstCudaConvSettings *s = &self->job_settings;
+  GstCudaConvSettings at_radius = *s;
+  const gint side = MIN (region->w, region->h);
+  gint radius;
+
+  if (s->region_radius_scale <= 0.0
+      || (s->kernel != GST_CUDACONV_KERNEL_BOX
+          && s->kernel != GST_CUDACONV_KERNEL_GAUSSIAN
+          && s->kernel != GST_CUDACONV_KERNEL_SHARPEN
+          && s->kernel != GST_CUDACONV_KERNEL_PIXELATE))
+    return NULL;
+  radius = CLAMP ((gint) (s->region_radius_scale * side + 0.5), 1,
+      CC_MAX_WIDE_RADIUS);
+  if (!self->radius_filters[radius]) {
+    CcFilter *f = g_new (CcFilter, 1);
+    at_radius.radius = radius;
+    if (!gst_cudaconv_settings_filter (&at_radius, f, NULL)) {
+      g_free (f);
+      return NULL;
+    }
+    f->offset *= self->layout.offset_scale;
+    self->radius_filters[radius] = f;
+  }
+  return self->radius_filters[radius];
+}
+
+/* The regions this frame is filtered in or around (region=inside or
+ * outside), with the filter of each; a bad box is left out and said once
+ * on the bus. */
 static void
-frame_job (GstCudaConv * self, GstBuffer * inbuf, const CudaConvCrop * crop,
-    CudaConvJob * job)
+frame_regions (GstCudaConv * self, GstBuffer * inbuf)
+{
+  const GstVideoInfo *info = &self->layout.info;
+  guint n_bad;
+
+  cudaconv_regions_collect (&self->job_settings.region_rules,
+      self->region_history, inbuf, GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), &self->regions, &n_bad);
+  if (n_bad > 0 && !self->bad_regions_warned) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("Ignored %u region box(es) that are empty, negative, outside the "
+            "%dx%d frame or too large to be real", n_bad,
+            GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info)),
+        ("this warning is given once per stream"));
+    self->bad_regions_warned = TRUE;
+  } else if (n_bad > 0) {
+    GST_DEBUG_OBJECT (self, "ignored %u bad region box(es)", n_bad);
+  }
+  for (guint k = 0; k < self->regions.n; k++) {
+    const CcFilter *f = region_radius_filter (self, &self->regions.rects[k]);
+    self->region_filters[k] = f ? f : &self->filter;
+  }
+}
+
+/* What this frame runs with: the settings as they are now. The filter
+ * (its offset scaled to the caps' depth) and the plan of the components
+ * are remade only when the settings or the caps changed; the buffer's
+ * fields, crop and regions are set by frame_buffer. */
+static void
+frame_job (GstCudaConv * self, CudaConvJob * job)
 {
   GstCudaConvSettings s;
   CcFilter settings_filter;
@@ -447,13 +521,34 @@ frame_job (GstCudaConv * self, GstBuffer * inbuf, const CudaConvCrop * crop,
     self->filter.offset *= self->layout.offset_scale;
     cudaconv_plan_make (&self->plan, &self->layout, s.channels,
         s.gray_edges && cudaconv_kernel_is_edge_map (s.kernel));
+    for (guint r = 0; r <= CC_MAX_WIDE_RADIUS; r++)
+      g_clear_pointer (&self->radius_filters[r], g_free);
     self->job_stale = FALSE;
   }
-  cudaconv_plan_set_buffer (&self->plan, inbuf, crop);
   job->filter = &self->filter;
   job->border = (CcBorder) self->job_settings.border;
   job->strategy = self->job_settings.strategy;
   job->plan = &self->plan;
+  job->region_filters = self->region_filters;
+  job->in_place = FALSE;
+}
+
+/* The region mode frames run with: that of the settings frame_job took
+ * last. */
+static CudaConvRegionMode
+region_mode (GstCudaConv * self)
+{
+  return (CudaConvRegionMode) self->job_settings.region;
+}
+
+/* What the buffer says of its frame: fields, crop, and the regions
+ * frame_regions found. */
+static void
+frame_buffer (GstCudaConv * self, GstBuffer * inbuf, const CudaConvCrop * crop)
+{
+  cudaconv_plan_set_buffer (&self->plan, inbuf, crop);
+  cudaconv_plan_set_regions (&self->plan, region_mode (self), &self->regions,
+      self->region_filters, (CcBorder) self->job_settings.border);
 }
 
 /* Drops the frames in flight after the back end failed and says why. */
@@ -565,6 +660,7 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   CudaConvJob job;
   GstFlowReturn ret;
   GError *err = NULL;
+  CudaConvRegionMode mode;
 
   *outbuf = NULL;
   if (!inbuf)
@@ -575,13 +671,38 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 
   if (GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP))
     return forward_gap (self, inbuf);
+  frame_job (self, &job);
+  mode = region_mode (self);
+  if (mode != CUDACONV_REGION_MODE_FRAME) {
+    frame_regions (self, inbuf);
+    /* nothing to hide in this frame */
+    if (mode == CUDACONV_REGION_MODE_INSIDE && self->regions.n == 0)
+      return pass_through (self, inbuf, outbuf);
+  }
+  /* a writable buffer filtered in its regions only is its own output: the
+   * rest of it stays where it is */
+  job.in_place = mode == CUDACONV_REGION_MODE_INSIDE
+      && self->in_cuda_memory == self->out_cuda_memory
+      && gst_buffer_is_writable (inbuf);
   if (self->in_cuda_memory && !gst_cudaconv_check_cuda_buffer
       (self->cuda_context, inbuf, FALSE, &err))
     goto not_cuda_memory;
+  /* the kernels write device memory of their own context only */
+  if (job.in_place && self->in_cuda_memory)
+    job.in_place = gst_cudaconv_check_cuda_buffer (self->cuda_context, inbuf,
+        TRUE, NULL);
   if (!cudaconv_frame_map_checked (&in_frame, &self->layout, inbuf,
-          GST_MAP_READ | gst_cudaconv_map_flag (self->in_cuda_memory), &crop,
-          &err))
+          GST_MAP_READ | (job.in_place ? GST_MAP_WRITE : 0) |
+          gst_cudaconv_map_flag (self->in_cuda_memory), &crop, &err))
     return drop_invalid_input (self, inbuf, err);
+  frame_buffer (self, inbuf, &crop);
+  /* a picture taken out of a larger buffer leaves as a buffer of its own */
+  if (job.in_place && crop.kind != CUDACONV_CROP_PICTURE) {
+    gst_buffer_unref (inbuf);
+    out_frame = in_frame;
+    goto submit;
+  }
+  job.in_place = FALSE;
   /* transform_meta, which prepare_output_buffer calls, reads it */
   self->input_crop = crop.kind;
   ret = GST_BASE_TRANSFORM_GET_CLASS (trans)->prepare_output_buffer (trans,
@@ -609,7 +730,7 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   if (!self->out_cuda_memory)
     cudaconv_frame_zero_new_memory (&out_frame);
 
-  frame_job (self, in_frame.buffer, &crop, &job);
+submit:
   if (!cudaconv_backend_submit (self->backend, &job, &in_frame, &out_frame,
           outbuf, &err))
     return backend_failed (self, err);
@@ -653,6 +774,8 @@ gst_cudaconv_sink_event (GstBaseTransform * trans, GstEvent * event)
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
     if (self->backend)
       self->backend->ops->discard (self->backend);
+    /* held regions belong to the frames before the seek */
+    cudaconv_region_history_clear (self->region_history);
   } else if (GST_EVENT_IS_SERIALIZED (event)) {
     drain (self);
   }
@@ -721,7 +844,12 @@ gst_cudaconv_finalize (GObject * object)
   GstCudaConv *self = GST_CUDACONV (object);
 
   g_free (self->matrix_text);
+  g_free (self->region_types_text);
+  g_free (self->region_boxes_text);
   g_free (self->rejected_setting);
+  cudaconv_region_history_free (self->region_history);
+  for (guint r = 0; r <= CC_MAX_WIDE_RADIUS; r++)
+    g_free (self->radius_filters[r]);
   /* a context made by a start that failed, or given by set_context */
   gst_clear_object (&self->cuda_context);
   g_mutex_clear (&self->passthrough_lock);
@@ -776,6 +904,7 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CUDACONV_STRATEGY, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDACONV_BACKEND, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDACONV_CHANNELS, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDACONV_REGION, 0);
 }
 
 static void
@@ -783,4 +912,5 @@ gst_cudaconv_init (GstCudaConv * self)
 {
   gst_cudaconv_settings_init (self);
   g_mutex_init (&self->passthrough_lock);
+  self->region_history = cudaconv_region_history_new ();
 }

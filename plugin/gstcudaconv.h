@@ -10,6 +10,7 @@
 #include "cudaconv-layout.h"
 #include "cudaconv-plan.h"
 #include "cudaconv-backend.h"
+#include "cudaconv-regions.h"
 
 G_BEGIN_DECLS
 
@@ -34,6 +35,9 @@ typedef struct {
   gboolean gray_edges;
   guint async_depth;
   gboolean host_register;
+  GstCudaConvRegion region;
+  CudaConvRegionRules region_rules;
+  gdouble region_radius_scale;
 } GstCudaConvSettings;
 
 struct _GstCudaConv {
@@ -46,6 +50,7 @@ struct _GstCudaConv {
   CcFilter settings_filter;
   gboolean settings_filter_valid;
   gchar *matrix_text;
+  gchar *region_types_text, *region_boxes_text;
   guint settings_cookie;        /* bumped by every change */
   const gchar *rejected_property;       /* static pspec name */
   gchar *rejected_setting;      /* first bad value set before start */
@@ -79,6 +84,15 @@ struct _GstCudaConv {
   GstCudaConvSettings job_settings;
   CcFilter filter;              /* its offset scaled to the caps' depth */
   CudaConvPlan plan;
+  /* the regions of the frame being filtered, those held from earlier
+   * frames, and the filter of each region */
+  CudaConvRegionSet regions;
+  CudaConvRegionHistory *region_history;
+  const CcFilter *region_filters[CUDACONV_MAX_REGIONS];
+  /* with region-radius-scale: the filter of each radius, made when first
+   * needed and dropped when the settings change */
+  CcFilter *radius_filters[CC_MAX_WIDE_RADIUS + 1];
+  gboolean bad_regions_warned;
   /* the crop of the buffer being filtered, for transform_meta */
   CudaConvCropKind input_crop;
   guint invalid_buffers;        /* input dropped since start */

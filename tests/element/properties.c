@@ -137,7 +137,7 @@ GST_END_TEST;
 GST_START_TEST (test_out_of_range_numbers)
 {
   static const gchar *cases[][2] = {
-    {"radius", "0"}, {"radius", "16"}, {"radius", "99"},
+    {"radius", "0"}, {"radius", "128"}, {"radius", "999"},
     {"sigma", "-1"}, {"sigma", "1000.5"}, {"sigma", "nan"},
     {"divisor", "inf"}, {"divisor", "-inf"}, {"divisor", "nan"},
     {"divisor", "2e9"}, {"offset", "-1e6"}, {"offset", "65536"},
@@ -258,7 +258,7 @@ GST_END_TEST;
 
 /* A GstController with normal (not absolute) direct bindings, which map
  * 0..1 onto each property's declared range, animates sigma (0 to 3) and
- * radius (1 to 15) over ten frames: at each timestamp both have the value
+ * radius (1 to 15 of its 1 to 127) over ten frames: at each timestamp both have the value
  * the binding gives, the frame is the gaussian of those values, and
  * nothing warns. */
 GST_START_TEST (test_controller_animation)
@@ -281,7 +281,7 @@ GST_START_TEST (test_controller_animation)
   gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE
       (radius_cs), 0, 0.0);
   gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE
-      (radius_cs), end, 1.0);
+      (radius_cs), end, 14.0 / 126.0);
   gst_object_add_control_binding (GST_OBJECT (h->element),
       gst_direct_control_binding_new (GST_OBJECT (h->element), "sigma",
           sigma_cs));
