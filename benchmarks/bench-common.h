@@ -188,6 +188,7 @@ void cpu_kernel_table (void);
 int element_table (const Bench * b);
 int live_run (const Bench * b, const char *backend, int frames);
 int crop_table (const Bench * bench);
+int regions_table (const Bench * bench);
 int cuda_memory_table (const Bench * b);
 int streams_table (const Bench * b, const char *counts, FeedMode mode);
 int decode_table (const Bench * b, const char *files);

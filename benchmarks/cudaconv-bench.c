@@ -1,7 +1,8 @@
 /* cudaconv benchmark: per-plane kernel times and the element's frame rate.
  *
  *   cudaconv-bench [--kernels] [--element] [--live] [--once] [--cpu-peers]
- *                  [--crop] [--packed] [--cuda-memory] [--streams LIST]
+ *                  [--crop] [--regions] [--packed] [--cuda-memory]
+ *                  [--streams LIST]
  *                  [--cuda-streams LIST] [--separate-contexts]
  *                  [--devices LIST] [--decode FILES]
  *                  [--frames N]
@@ -23,7 +24,9 @@
  * Crop (--crop): 1920x1088 frames through videocrop to their 1080-row
  * picture, with cudaconv taking videocrop's crop meta and with the meta
  * refused (videocrop then copies the picture), against 1920x1080 frames
- * with no crop at all. CUDA memory (--cuda-memory): frames in cudaconv's
+ * with no crop at all. Regions (--regions): region=inside on four boxes
+ * covering a tenth of a 1080p frame against region=frame, on both
+ * backends, and the CPU's box r127 against r2. CUDA memory (--cuda-memory): frames in cudaconv's
  * GstCudaBufferPool, filtered where they are, against the kernels'
  * capacity (1 / the frame's summed kernel time). Streams (--streams,
  * --cuda-streams, not part of "all"): N pipelines at once in system or
@@ -48,6 +51,7 @@ main (int argc, char **argv)
 {
   gboolean kernels = FALSE, element = FALSE, live = FALSE, once = FALSE;
   gboolean cpu_peers = FALSE, crop = FALSE, packed = FALSE;
+  gboolean regions = FALSE;
   gboolean cuda_memory = FALSE;
   Bench bench = { .frames = 1000 };
   gchar *size = NULL, *format = NULL, *props = NULL, *streams = NULL;
@@ -82,6 +86,8 @@ main (int argc, char **argv)
           "files", "FILES"},
     {"crop", 0, 0, G_OPTION_ARG_NONE, &crop,
         "videocrop's crop meta taken against refused", NULL},
+    {"regions", 0, 0, G_OPTION_ARG_NONE, &regions,
+        "region=inside on a tenth of the frame against region=frame", NULL},
     {"frames", 0, 0, G_OPTION_ARG_INT, &bench.frames, "Frames per element run",
         "N"},
     {"size", 0, 0, G_OPTION_ARG_STRING, &size, "Only this frame size",
@@ -128,8 +134,9 @@ main (int argc, char **argv)
     return 2;
   }
   if (!kernels && !packed && !element && !live && !once && !cpu_peers
-      && !crop && !streams && !cuda_memory && !cuda_streams && !decode)
-    kernels = element = live = crop = cuda_memory = TRUE;
+      && !crop && !regions && !streams && !cuda_memory && !cuda_streams
+      && !decode)
+    kernels = element = live = crop = regions = cuda_memory = TRUE;
   if (!format)
     format = g_strdup ("I420");
   if (!props)
@@ -162,6 +169,8 @@ main (int argc, char **argv)
   }
   if (crop)
     status |= crop_table (&bench);
+  if (regions)
+    status |= regions_table (&bench);
   if (cuda_memory)
     status |= cuda_memory_table (&bench);
   if (streams)
