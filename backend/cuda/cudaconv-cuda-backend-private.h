@@ -97,6 +97,9 @@ typedef struct {
    * frame of another context (or device), which is copied into them */
   gboolean input_planes;
 
+  /* kernels may read and write pinned and registered host memory at its
+   * host address (unified addressing) */
+  gboolean maps_host_memory;
   CudaConvHostRegister registered;
   StrategyChoice choice;
 } CudaBackend;
@@ -139,6 +142,19 @@ gboolean cudaconv_cuda_regions_upload (CudaBackend * cuda, FrameSlot * slot,
 gboolean cudaconv_cuda_regions_download (CudaBackend * cuda, FrameSlot * slot,
     guint p, guint8 * dst, gsize dst_pitch, gboolean out_direct,
     const DevicePlane * dp, GError ** error);
+/* Whether the slot's frame (host memory on both sides, mapped into the
+ * device's address space where in_mapped and out_mapped say so) is
+ * filtered inside its regions by kernels that read and write it where it
+ * is: one filter for every region, not pixelate (whose blocks a stack of
+ * windows would cut), no word-packed format. */
+gboolean cudaconv_cuda_regions_mapped (const CudaBackend * cuda,
+    const FrameSlot * slot, const CudaConvJob * job, gboolean in_mapped,
+    gboolean out_mapped);
+/* Queues such a frame: its regions' windows gathered from the input into
+ * a stack per component part, each stack filtered in one launch, the
+ * rects scattered into the output; the rest of the output the input's. */
+gboolean cudaconv_cuda_enqueue_regions_mapped (CudaBackend * cuda,
+    FrameSlot * slot, const CudaConvJob * job, GError ** error);
 /* The rects' bytes of plane p from the slot's staging to its output */
 void cudaconv_cuda_regions_complete (CudaBackend * cuda, FrameSlot * slot,
     guint p);

@@ -117,6 +117,8 @@ open_in_context (CudaBackend * cuda, GError ** error)
         MIN_COMPUTE_CAPABILITY % 10);
     return FALSE;
   }
+  cuda->maps_host_memory = prop.unifiedAddressing
+      && prop.canUseHostPointerForRegisteredMem;
   return TRUE;
 }
 

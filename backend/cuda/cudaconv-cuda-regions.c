@@ -231,3 +231,175 @@ cudaconv_cuda_regions_complete (CudaBackend * cuda, FrameSlot * slot,
           slot->staging_out + slot->planes[p].staging_offset,
           cuda->layout->planes[p].row_bytes, &b);
 }
+
+/* The mosaic of one component: every piece's window, rect grown by the
+ * reach on all sides (what lies beyond the part made up by the border
+ * policy as it is gathered), stacked one under the other, so that one
+ * filter launch covers them all. A rect's outputs read only its own
+ * window, so the neighbours in the stack change nothing it keeps. */
+typedef struct {
+  gint comp, part;
+  CcComponent part_in, part_out;        /* in host memory the device maps */
+  CudaConvPiece pieces[CUDACONV_MAX_REGIONS];
+  guint n;
+  gint reach, width, height;    /* the mosaic's samples */
+  gsize pitch, offset;          /* in the slot's scratch, twice: in, out */
+} Mosaic;
+
+/* Queues the copies of one kind of patch of every mosaic (gathering the
+ * windows, or scattering the rects), CC_MAX_PATCHES at a time. */
+static gboolean
+copy_mosaic_patches (FrameSlot * slot, const Mosaic * mosaics, guint n,
+    gboolean gather, CcBorder border, GError ** error)
+{
+  CcPatch patches[CC_MAX_PATCHES];
+  int queued = 0;
+
+  for (guint m = 0; m < n; m++) {
+    const Mosaic *mo = &mosaics[m];
+    CcComponent in = mo->part_in, stacked = mo->part_in;
+    gint row = 0;
+
+    stacked.data = (guint8 *) slot->scratch + mo->offset +
+        (gather ? 0 : mo->pitch * mo->height);
+    stacked.pitch = mo->pitch;
+    stacked.width = mo->width;
+    stacked.height = mo->height;
+    stacked.pixel_stride = 1;
+    for (guint k = 0; k < mo->n; k++) {
+      const GstVideoRectangle *rect = &mo->pieces[k].rect;
+      CcPatch *p = &patches[queued];
+      const gint r = mo->reach;
+
+      if (gather) {
+        p->src = in;
+        p->x = rect->x - r;
+        p->y = rect->y - r;
+        p->width = rect->w + 2 * r;
+        p->height = rect->h + 2 * r;
+        p->dst = stacked;
+        p->dst.data = (guint8 *) stacked.data + (gsize) row * stacked.pitch;
+      } else {
+        p->src = stacked;
+        p->x = r;
+        p->y = row + r;
+        p->width = rect->w;
+        p->height = rect->h;
+        p->dst = cudaconv_component_sub (&mo->part_out, rect);
+      }
+      row += rect->h + 2 * r;
+      if (++queued == CC_MAX_PATCHES) {
+        if (!CUDACONV_CHECK (cc_cuda_copy_patches (patches, queued, border,
+                    slot->stream), error))
+          return FALSE;
+        queued = 0;
+      }
+    }
+  }
+  return CUDACONV_CHECK (cc_cuda_copy_patches (patches, queued, border,
+          slot->stream), error);
+}
+
+gboolean
+cudaconv_cuda_regions_mapped (const CudaBackend * cuda, const FrameSlot * slot,
+    const CudaConvJob * job, gboolean in_mapped, gboolean out_mapped)
+{
+  const CudaConvPlan *plan = &slot->plan;
+
+  if (!cuda->maps_host_memory || !in_mapped || !out_mapped
+      || plan->region_mode != CUDACONV_REGION_MODE_INSIDE
+      || cuda->in_device || cuda->out_device || cuda->layout->word_packed
+      || job->filter->shape == CC_SHAPE_BLOCKS)
+    return FALSE;
+  /* one filter for every region: one launch per component */
+  for (guint k = 0; k < plan->regions.n; k++)
+    if (job->region_filters[k] != job->filter)
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+cudaconv_cuda_enqueue_regions_mapped (CudaBackend * cuda, FrameSlot * slot,
+    const CudaConvJob * job, GError ** error)
+{
+  const CudaConvLayout *layout = cuda->layout;
+  const CudaConvPlan *plan = &slot->plan;
+  GstVideoFrame *in = &slot->in, *out = &slot->out;
+  Mosaic mosaics[GST_VIDEO_MAX_COMPONENTS * CUDACONV_MAX_PARTS];
+  guint n = 0;
+  gsize need = 0;
+
+  slot->out_staged = FALSE;
+  for (guint p = 0; p < layout->n_planes; p++) {
+    const CudaConvPlaneLayout *pl = &layout->planes[p];
+    /* the output is the input but for the regions' rects */
+    if (!job->in_place)
+      cudaconv_layout_copy_plane (layout, p, out, in);
+    if (!plan->planes[p].process)
+      continue;
+    for (gint i = 0; i < pl->n_components; i++) {
+      const gint c = pl->components[i];
+      CcComponent s[CUDACONV_MAX_PARTS], d[CUDACONV_MAX_PARTS];
+      guint parts;
+
+      if (plan->action[c] == CUDACONV_ACTION_COPY)
+        continue;
+      parts = cudaconv_plan_parts (plan, c, GST_VIDEO_FRAME_PLANE_DATA (in,
+              p), GST_VIDEO_FRAME_PLANE_STRIDE (in, p), s);
+      cudaconv_plan_parts (plan, c, GST_VIDEO_FRAME_PLANE_DATA (out, p),
+          GST_VIDEO_FRAME_PLANE_STRIDE (out, p), d);
+      for (guint k = 0; k < parts; k++) {
+        Mosaic *mo = &mosaics[n];
+        mo->comp = c;
+        mo->part = k;
+        mo->part_in = s[k];
+        mo->part_out = d[k];
+        mo->n = cudaconv_plan_pieces (plan, c, k, mo->pieces);
+        if (mo->n == 0)
+          continue;
+        if (plan->action[c] == CUDACONV_ACTION_FILL) {
+          for (guint j = 0; j < mo->n; j++) {
+            const CcComponent to = cudaconv_component_sub (&d[k],
+                &mo->pieces[j].rect);
+            if (!CUDACONV_CHECK (cc_cuda_fill (&to, plan->fill_value[c],
+                        slot->stream), error))
+              return FALSE;
+          }
+          continue;
+        }
+        mo->reach = job->filter->radius;
+        mo->width = mo->height = 0;
+        for (guint j = 0; j < mo->n; j++) {
+          mo->width = MAX (mo->width, mo->pieces[j].rect.w + 2 * mo->reach);
+          mo->height += mo->pieces[j].rect.h + 2 * mo->reach;
+        }
+        mo->pitch = GST_ROUND_UP_16 ((gsize) mo->width * s[k].sample);
+        mo->offset = need;
+        need += 2 * mo->pitch * mo->height;
+        n++;
+      }
+    }
+  }
+  if (n == 0)
+    return CUDACONV_CHECK (cudaEventRecord (slot->done, slot->stream), error);
+  if (!scratch_for (slot, need, error)
+      || !copy_mosaic_patches (slot, mosaics, n, TRUE, job->border, error))
+    return FALSE;
+  for (guint m = 0; m < n; m++) {
+    const Mosaic *mo = &mosaics[m];
+    CcComponent stacked_in = mo->part_in, stacked_out;
+    stacked_in.data = (guint8 *) slot->scratch + mo->offset;
+    stacked_in.pitch = mo->pitch;
+    stacked_in.width = mo->width;
+    stacked_in.height = mo->height;
+    stacked_in.pixel_stride = 1;
+    stacked_out = stacked_in;
+    stacked_out.data = (guint8 *) stacked_in.data + mo->pitch * mo->height;
+    if (!CUDACONV_CHECK (cc_cuda_convolve (&stacked_in, &stacked_out,
+                job->filter, job->border, piece_strategy (job, job->filter),
+                slot->stream, CC_LAUNCH_DEFAULT, NULL), error))
+      return FALSE;
+  }
+  return copy_mosaic_patches (slot, mosaics, n, FALSE, job->border, error)
+      && CUDACONV_CHECK (cudaEventRecord (slot->done, slot->stream), error);
+}

@@ -302,6 +302,10 @@ enqueue_planes (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
 
   if (foreign_in && !cuda->input_planes && !make_input_planes (cuda, error))
     return FALSE;
+  /* in place the output is the input's memory, registered or pinned */
+  if (cudaconv_cuda_regions_mapped (cuda, slot, job, in_direct,
+          in_place ? in_direct : out_direct))
+    return cudaconv_cuda_enqueue_regions_mapped (cuda, slot, job, error);
   slot->out_staged = !out_direct;
   if (whole_in && !CUDACONV_CHECK (cudaMemcpyAsync (slot->planes[0].in,
               GST_VIDEO_FRAME_PLANE_DATA (in, 0), frame_bytes,

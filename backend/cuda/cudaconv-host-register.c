@@ -97,7 +97,10 @@ cudaconv_host_register_frame (CudaConvHostRegister * cache,
     cache->given_up = TRUE;
     return FALSE;
   }
-  status = cudaHostRegister (map->data, map->size, cudaHostRegisterPortable);
+  /* mapped too: kernels that move only a frame's regions read and write
+   * it where it is */
+  status = cudaHostRegister (map->data, map->size,
+      cudaHostRegisterPortable | cudaHostRegisterMapped);
   if (status != cudaSuccess) {
     (void) cudaGetLastError ();
     GST_INFO ("cudaHostRegister of %" G_GSIZE_FORMAT " bytes failed (%s): "

@@ -110,6 +110,26 @@ cudaError_t cc_cuda_fastest_strategy (const CcComponent *src,
 cudaError_t cc_cuda_fill (const CcComponent *dst, unsigned value,
     cudaStream_t stream);
 
+/* A rectangle of samples copied from one component to another: width x
+ * height samples from (x, y) of src, which may reach beyond src (the
+ * border policy makes those up, as the filters' ghost cells), into dst,
+ * whose data is the rectangle's first sample (its width and height are
+ * not used). Both may be device memory or host memory mapped into the
+ * device's address space (pinned or registered), and of one sample type. */
+typedef struct {
+  CcComponent src;
+  int x, y, width, height;
+  CcComponent dst;
+} CcPatch;
+
+/* Most patches one call copies */
+#define CC_MAX_PATCHES 24
+
+/* Copies up to CC_MAX_PATCHES patches of one sample type in one launch;
+ * raw samples, padding bits as they are. */
+cudaError_t cc_cuda_copy_patches (const CcPatch *patches, int n,
+    CcBorder border, cudaStream_t stream);
+
 /* Formats of three 10-bit samples (and a 2-bit one) to a 32-bit word */
 typedef enum {
   CC_WORD_V210 = 0, /* 6 pixels of 4:2:2 in 4 words */
