@@ -121,6 +121,121 @@ ref_convolve (const RefImage * in, const double *weights,
     pthread_join (threads[t], NULL);
 }
 
+/* floor(v + 0.5) within [0, max] */
+static uint32_t
+rounded (double v, double max)
+{
+  v = floor (v + 0.5);
+  return (uint32_t) (v < 0.0 ? 0.0 : v > max ? max : v);
+}
+
+/* For each column x and tap j of a row of 2r+1, the column standing in for
+ * x + j - r, or -1 for a zero ghost */
+static int *
+ghost_columns (const RefImage * in, int radius, RefBorder border)
+{
+  const int side = 2 * radius + 1;
+  int *xs = malloc (sizeof (int) * (size_t) in->width * side);
+  for (int x = 0; x < in->width; x++)
+    for (int j = 0; j < side; j++)
+      xs[(size_t) x * side + j] = ref_border_index (x + j - radius, in->width,
+          border);
+  return xs;
+}
+
+/* In double, the row factor along each row, then the column factor down
+ * the columns: a 2D sum in another order, which double keeps within far
+ * less than a rounding step of it. */
+void
+ref_wide (const RefImage * in, int radius, const double *col,
+    const double *row, double centre, double offset, RefBorder border,
+    uint32_t * out)
+{
+  const int w = in->width, h = in->height, side = 2 * radius + 1;
+  double *mid = malloc (sizeof (double) * (size_t) w * h);
+
+  int *xs = ghost_columns (in, radius, border);
+
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      double s = 0.0;
+      for (int j = 0; j < side; j++) {
+        const int sx = xs[(size_t) x * side + j];
+        if (sx >= 0)
+          s += row[j] * sample_at (in, sx, y);
+      }
+      mid[(size_t) y * w + x] = s;
+    }
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      double s = centre * sample_at (in, x, y);
+      for (int i = 0; i < side; i++) {
+        const int sy = ref_border_index (y + i - radius, h, border);
+        if (sy >= 0)
+          s += col[i] * mid[(size_t) sy * w + x];
+      }
+      out[(size_t) y * w + x] = rounded (s + offset, ref_max_value (in));
+    }
+  free (xs);
+  free (mid);
+}
+
+/* Exact integer sums along each row, then down each column, every sample
+ * of the window counted (no running sums) */
+void
+ref_box (const RefImage * in, int radius, double scale, double offset,
+    RefBorder border, uint32_t * out)
+{
+  const int w = in->width, h = in->height, side = 2 * radius + 1;
+  uint64_t *mid = malloc (sizeof (uint64_t) * (size_t) w * h);
+
+  int *xs = ghost_columns (in, radius, border);
+
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      uint64_t s = 0;
+      for (int j = 0; j < side; j++) {
+        const int sx = xs[(size_t) x * side + j];
+        if (sx >= 0)
+          s += (uint64_t) sample_at (in, sx, y);
+      }
+      mid[(size_t) y * w + x] = s;
+    }
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      uint64_t s = 0;
+      for (int i = 0; i < side; i++) {
+        const int sy = ref_border_index (y + i - radius, h, border);
+        if (sy >= 0)
+          s += mid[(size_t) sy * w + x];
+      }
+      double v = (double) s * scale + offset;
+      out[(size_t) y * w + x] = rounded (v, ref_max_value (in));
+    }
+  free (xs);
+  free (mid);
+}
+
+void
+ref_blocks (const RefImage * in, int radius, double scale, double offset,
+    uint32_t * out)
+{
+  const int w = in->width, h = in->height, side = 2 * radius + 1;
+
+  for (int by = 0; by < h; by += side)
+    for (int bx = 0; bx < w; bx += side) {
+      uint64_t s = 0;
+      for (int y = by; y < by + side && y < h; y++)
+        for (int x = bx; x < bx + side && x < w; x++)
+          s += (uint64_t) sample_at (in, x, y);
+      double v = (double) s * scale + offset;
+      const uint32_t o = rounded (v, ref_max_value (in));
+      for (int y = by; y < by + side && y < h; y++)
+        for (int x = bx; x < bx + side && x < w; x++)
+          out[(size_t) y * w + x] = o;
+    }
+}
+
 void
 ref_rng_seed (RefRng * rng, uint64_t seed)
 {

@@ -34,6 +34,22 @@ void ref_convolve (const RefImage * in, const double *weights,
     const double *weights2, int side, double divisor, double offset,
     RefBorder border, uint32_t * out);
 
+/* The wide shapes (cudaconv-kernel-types.h), on values, each out[y * width
+ * + x] rounded half up (floor(v + 0.5)) and saturated:
+ * ref_wide: v = centre * in(x, y) + sum(col[i] * row[j] * in(x + j - r,
+ *   y + i - r)) + offset, i and j in 0 .. 2r;
+ * ref_box: v = S * scale + offset, S the integer sum of the (2r+1)^2
+ *   samples around (x, y), ghost cells by the border;
+ * ref_blocks: v = S * scale + offset, S the integer sum of the 2r+1 square
+ *   block, counted from (0, 0), that holds (x, y) (edge blocks smaller). */
+void ref_wide (const RefImage * in, int radius, const double *col,
+    const double *row, double centre, double offset, RefBorder border,
+    uint32_t * out);
+void ref_box (const RefImage * in, int radius, double scale, double offset,
+    RefBorder border, uint32_t * out);
+void ref_blocks (const RefImage * in, int radius, double scale,
+    double offset, uint32_t * out);
+
 /* The sample of axis length n standing in for coordinate i, or -1 for 0. */
 int ref_border_index (int i, int n, RefBorder border);
 

@@ -8,7 +8,10 @@
  * every source row is widened once per band rather than once per tap row.
  *
  * Separable filters (their factors set) take a column pass over the ring into
- * one padded row, then a row pass: 2(2r+1) multiply-adds per sample. */
+ * one padded row, then a row pass: 2(2r+1) multiply-adds per sample.
+ *
+ * The wide shapes (wide factors, box, blocks) run in cudaconv-cpu-wide.c,
+ * a component at a time. */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -17,6 +20,7 @@
 
 #include "cudaconv-cpu.h"
 #include "cudaconv-cpu-pool.h"
+#include "cudaconv-cpu-wide.h"
 #include "cudaconv-border.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -360,6 +364,21 @@ convolve (const CcComponent *src, const CcComponent *dst,
       || cc_component_depth (src) != cc_component_depth (dst)
       || src->shift != dst->shift || (unsigned) border > CC_BORDER_WRAP)
     return EINVAL;
+
+  if (filter->shape != CC_SHAPE_TAPS) {
+    /* whole pixels go component by component: these shapes' passes are
+     * bound by their sums, not by the strided loads */
+    for (int c = 0; c < lanes; c++) {
+      const size_t skip = (size_t) c * src->sample;
+      CcComponent s = *src, d = *dst;
+      int err;
+      s.data = (char *) s.data + skip;
+      d.data = (char *) d.data + skip;
+      if ((err = cc_cpu_convolve_shape (&s, &d, filter, border, n_threads)))
+        return err;
+    }
+    return 0;
+  }
 
   Job job = { src, dst, filter, border, lanes, 1, { 0 } };
   job.n_bands = n_threads < 1 ? 1 : n_threads;

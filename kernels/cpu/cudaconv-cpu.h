@@ -11,7 +11,12 @@
 extern "C" {
 #endif
 
-/* Convolves src into dst (distinct buffers) using up to n_threads threads. */
+/* Convolves src into dst (distinct buffers) using up to n_threads threads.
+ * Every shape of CcFilter: CC_SHAPE_BOX and CC_SHAPE_BLOCKS exactly
+ * (floor(S * scale + offset + 0.5) on values, S the integer sum), at a
+ * cost per sample that does not grow with the radius for box and blocks.
+ * The wide shapes keep an intermediate the size of the plane (4 bytes a
+ * sample) between calls. */
 int cc_cpu_convolve (const CcComponent *src, const CcComponent *dst,
     const CcFilter *filter, CcBorder border, int n_threads);
 
@@ -19,7 +24,7 @@ int cc_cpu_convolve (const CcComponent *src, const CcComponent *dst,
  * describe the first, at the start of each pixel (packed RGB, BGRA with
  * its alpha, NV12's UV). One pass over whole pixels, which vectorises
  * where a component at a time reads and writes every pixel_stride-th sample.
- * At most CC_MAX_LANES channels. */
+ * At most CC_MAX_LANES channels. The wide shapes run channel by channel. */
 #define CC_MAX_LANES 4
 int cc_cpu_convolve_pixels (const CcComponent *src, const CcComponent *dst,
     const CcFilter *filter, CcBorder border, int n_threads);
