@@ -203,17 +203,26 @@ store_rounded (const CcComponent *c, int y, int x0, int n,
 }
 
 /* out[k] = floor(sum[k] * scale + offset + 0.5) saturated to [0, max], in
- * double as the contract says: clamped first, the truncation is the floor,
- * so the loop vectorises */
+ * double as the contract says: clamped first, the truncation is the floor.
+ * Conversions go through int32_t, which x86's vector units have and
+ * uint32_t not: sums below 2^31 (below_2_31: every sum of 8-bit samples)
+ * vectorise whole, and max (a value) is below 2^16. */
 HOT_LOOP static void
 scale_sums (uint32_t *restrict out, const uint32_t *restrict sum, int n,
-    double scale, double offset, double max)
+    double scale, double offset, double max, int below_2_31)
 {
-  for (int k = 0; k < n; k++) {
-    const double v = (double) sum[k] * scale + offset + 0.5;
-    const double low = v > 0.0 ? v : 0.0;
-    out[k] = (uint32_t) (low < max ? low : max);
-  }
+  if (below_2_31)
+    for (int k = 0; k < n; k++) {
+      const double v = (double) (int32_t) sum[k] * scale + offset + 0.5;
+      const double low = v > 0.0 ? v : 0.0;
+      out[k] = (uint32_t) (int32_t) (low < max ? low : max);
+    }
+  else
+    for (int k = 0; k < n; k++) {
+      const double v = (double) sum[k] * scale + offset + 0.5;
+      const double low = v > 0.0 ? v : 0.0;
+      out[k] = (uint32_t) (int32_t) (low < max ? low : max);
+    }
 }
 
 /* The r ghost cells on each side of a row stored from p[r] on, by the
@@ -226,19 +235,22 @@ scale_sums (uint32_t *restrict out, const uint32_t *restrict sum, int n,
     (p)[(r) + (w) - 1 + k] = right < 0 ? 0 : (p)[(r) + right]; \
   }
 
-/* out[x] = p[x] + ... + p[x + side - 1]: a running sum */
-static void
-window_sums (uint32_t *restrict out, const uint32_t *restrict p, int w,
-    int side)
+/* out[x] = p[x] + ... + p[x + side - 1]: prefix sums in place of p (one
+ * add per sample on the dependency chain, where a running sum has an add
+ * and a subtract), then their differences, which vectorise; modulo 2^32,
+ * which the differences undo */
+HOT_LOOP static void
+window_sums (uint32_t *restrict out, uint32_t *restrict p, int w, int side)
 {
   uint32_t s = 0;
-  for (int k = 0; k < side; k++)
-    s += p[k];
-  out[0] = s;
-  for (int x = 1; x < w; x++) {
-    s += p[x + side - 1] - p[x - 1];
-    out[x] = s;
+  for (int k = 0; k < w + side - 1; k++) {
+    const uint32_t v = p[k];
+    p[k] = s;
+    s += v;
   }
+  p[w + side - 1] = s;
+  for (int x = 0; x < w; x++)
+    out[x] = p[x + side] - p[x];
 }
 
 /* acc[x] (+)= a[x] - b[x] (a or b NULL: none), modulo 2^32: sums of values
@@ -271,63 +283,92 @@ max_value (const CcComponent *c)
   return (int) ((1u << cc_component_depth (c)) - 1u);
 }
 
-/* Box, row phase: mid row y = sums of 2r+1 values along source row y */
+/* Row y's sums of 2r+1 values for columns x0 .. x0 + n - 1: the row's
+ * values from x0 - r to x0 + n + r (ghost columns by the border) in
+ * padded, then a running sum; y -1 (a zero ghost row) gives zeros */
 static void
-box_rows (void *data, int band)
+box_row_sums (const ShapeJob *job, int y, int x0, int n, uint32_t *padded,
+    uint32_t *out)
 {
-  ShapeJob *job = data;
   const CcComponent *src = job->src;
   const int r = job->filter->radius, w = src->width;
-  uint32_t *padded = malloc (sizeof (uint32_t) * (size_t) (w + 2 * r));
-  int y0, y1;
-
-  if (!padded) {
-    job->status[band] = ENOMEM;
+  if (y < 0) {
+    memset (out, 0, sizeof (uint32_t) * (size_t) n);
     return;
   }
-  band_of (src->height, job->n_tasks, band, &y0, &y1);
-  for (int y = y0; y < y1; y++) {
-    load_values (src, y, 0, w, padded + r);
-    PAD_GHOSTS (padded, w, r, job->border);
-    window_sums ((uint32_t *) job->mid + (size_t) y * w, padded, w, 2 * r + 1);
+  /* the columns inside the plane in one load, the ghosts one by one */
+  const int in0 = x0 - r > 0 ? x0 - r : 0;
+  const int in1 = x0 + n + r < w ? x0 + n + r : w;
+  load_values (src, y, in0, in1 - in0, padded + (in0 - (x0 - r)));
+  for (int x = x0 - r; x < in0; x++) {
+    const int bx = cc_border_index (x, w, job->border);
+    padded[x - (x0 - r)] = bx < 0 ? 0 : padded[bx - (x0 - r)];
   }
-  free (padded);
+  for (int x = in1; x < x0 + n + r; x++) {
+    const int bx = cc_border_index (x, w, job->border);
+    padded[x - (x0 - r)] = bx < 0 ? 0 : padded[bx - (x0 - r)];
+  }
+  window_sums (out, padded, n, 2 * r + 1);
 }
 
-/* Box, column phase: a strip of columns down the plane, the sum of 2r+1
- * mid rows running: the row entering is added, the row leaving taken off */
+/* acc[x] += in[x] - ring[x], and in replaces ring: the row entering the
+ * window and the row leaving it, modulo 2^32 (sums of values stay below
+ * 2^32, so the running sums come out exact) */
+HOT_LOOP static void
+slide_ring (uint32_t *restrict acc, uint32_t *restrict ring,
+    const uint32_t *restrict in, int n)
+{
+  for (int x = 0; x < n; x++) {
+    acc[x] += in[x] - ring[x];
+    ring[x] = in[x];
+  }
+}
+
+/* Box: a strip of columns down the whole plane, in one pass. Each row's
+ * sums along the strip (from the source, with its 2r columns of halo)
+ * enter a ring of the 2r+1 rows of the window and the column sums; the row
+ * leaving is taken off as the one entering takes its slot. The ring stays
+ * in the core's cache, so the source is read once and the output written
+ * once whatever r. */
 static void
-box_columns (void *data, int strip)
+box_strip (void *data, int strip)
 {
   ShapeJob *job = data;
   const CcComponent *dst = job->dst;
   const CcFilter *f = job->filter;
-  const int r = f->radius, w = dst->width, h = dst->height;
-  const uint32_t *mid = job->mid;
+  const int r = f->radius, side = 2 * r + 1, h = dst->height;
   int x0, x1;
 
-  band_of (w, job->n_tasks, strip, &x0, &x1);
+  band_of (dst->width, job->n_tasks, strip, &x0, &x1);
   const int n = x1 - x0;
-  uint32_t *sum = calloc ((size_t) n, 2 * sizeof (uint32_t));
-  uint32_t *out = sum + n;
-  if (!sum) {
+  /* the ring, the column sums, a row's sums, its padded values, the
+   * output values; the ghost values of padded may reach r past both
+   * sides of a plane narrower than the filter */
+  uint32_t *ring = calloc ((size_t) n * (side + 3) + n + 2 * r + 1,
+      sizeof (uint32_t));
+  uint32_t *sum = ring + (size_t) n * side, *row = sum + n, *out = row + n;
+  uint32_t *padded = out + n;
+  if (!ring) {
     job->status[strip] = ENOMEM;
     return;
   }
-#define MID_ROW(y) \
-  (cc_border_index ((y), h, job->border) < 0 ? \
-          NULL : \
-          mid + (size_t) cc_border_index ((y), h, job->border) * w + x0)
-  for (int i = -r; i <= r; i++)
-    slide_sums (sum, MID_ROW (i), NULL, n);
-  for (int y = 0; y < h; y++) {
-    scale_sums (out, sum, n, f->scale, f->offset, max_value (dst));
-    store_values (dst, y, x0, n, out);
-    if (y + 1 < h)
-      slide_sums (sum, MID_ROW (y + r + 1), MID_ROW (y - r), n);
+#define MAPPED(i) cc_border_index ((i), h, job->border)
+  /* slot (i + r) % side holds logical row i */
+  for (int i = -r; i <= r; i++) {
+    box_row_sums (job, MAPPED (i), x0, n, padded, row);
+    slide_ring (sum, ring + (size_t) (i + r) * n, row, n);
   }
-#undef MID_ROW
-  free (sum);
+  for (int y = 0; y < h; y++) {
+    scale_sums (out, sum, n, f->scale, f->offset, max_value (dst),
+        dst->sample == CC_SAMPLE_U8);
+    store_values (dst, y, x0, n, out);
+    if (y + 1 < h) {
+      box_row_sums (job, MAPPED (y + r + 1), x0, n, padded, row);
+      slide_ring (sum, ring + (size_t) ((y + 2 * r + 1) % side) * n, row, n);
+    }
+  }
+#undef MAPPED
+  free (ring);
 }
 
 /* acc[x] (+)= sum_k w[k] * p[k][x] over up to TAPS_PER_SWEEP terms;
@@ -457,7 +498,8 @@ blocks_band (void *data, int band)
         s += cols[x];
       sums[bx] = s;
     }
-    scale_sums (vals, sums, blocks_x, f->scale, f->offset, max_value (dst));
+    scale_sums (vals, sums, blocks_x, f->scale, f->offset, max_value (dst),
+        dst->sample == CC_SAMPLE_U8);
     for (int x = 0; x < w; x++)
       row[x] = vals[x / side];
     for (int y = y0; y < y1; y++)
@@ -504,24 +546,18 @@ cc_cpu_convolve_shape (const CcComponent *src, const CcComponent *dst,
           blocks_band);
     }
     case CC_SHAPE_BOX:
+      return run_parts (&job, parts (w, MIN_STRIP_COLUMNS, n_threads),
+          box_strip);
     case CC_SHAPE_WIDE:
-      /* uint32_t sums or floats, one per sample */
-      job.mid = scratch_take (sizeof (uint32_t) * (size_t) w * h, &kept);
+      /* floats, one per sample */
+      job.mid = scratch_take (sizeof (float) * (size_t) w * h, &kept);
       if (!job.mid)
         return ENOMEM;
-      if (filter->shape == CC_SHAPE_BOX) {
-        err = run_parts (&job, parts (h, MIN_ROWS_PER_BAND, n_threads),
-            box_rows);
-        if (!err)
-          err = run_parts (&job, parts (w, MIN_STRIP_COLUMNS, n_threads),
-              box_columns);
-      } else {
-        err = run_parts (&job, parts (h, MIN_ROWS_PER_BAND, n_threads),
-            wide_rows);
-        if (!err)
-          err = run_parts (&job, parts (w, MIN_STRIP_COLUMNS, n_threads),
-              wide_columns);
-      }
+      err = run_parts (&job, parts (h, MIN_ROWS_PER_BAND, n_threads),
+          wide_rows);
+      if (!err)
+        err = run_parts (&job, parts (w, MIN_STRIP_COLUMNS, n_threads),
+            wide_columns);
       scratch_give (job.mid, kept);
       return err;
     default:
