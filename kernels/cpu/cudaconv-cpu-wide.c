@@ -1,14 +1,15 @@
 /* cudaconv: the CPU back end's wide shapes (cudaconv-cpu-wide.h).
  *
- * Box and wide run in two phases over an intermediate the size of the
- * plane, so that no thread redoes another's rows:
- *  - a row phase, threads taking bands of source rows: box sums 2r+1
- *    values along the row as a running sum (two integer operations per
- *    sample whatever r), wide convolves the row with its row factor;
- *  - a column phase, threads taking strips of columns down the whole plane:
- *    a strip's window of intermediate rows stays in its core's cache, and
- *    box's running sum down the columns starts once per strip, not once per
- *    band of rows (which at r 127 would cost 255 rows per band).
+ * Box runs in one pass over strips of columns, each thread walking one
+ * strip down the plane: the row sums of its window's 2r+1 rows (prefix sums
+ * along the row, with 2r columns of halo) sit in a ring that stays in the
+ * core's cache, and the column sums run: the row entering is added, the
+ * row leaving taken off. The source is read once and the output written
+ * once, at a few integer operations per sample whatever r.
+ * Wide runs in two phases over an fp32 intermediate the size of the plane,
+ * so that no thread redoes another's rows: the row factor over bands of
+ * source rows, then the column factor and the centre term over strips of
+ * columns, whose window of intermediate rows stays in cache.
  * Blocks needs one phase: per band of block rows, column sums, then block
  * sums.
  *
