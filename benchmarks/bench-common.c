@@ -40,6 +40,7 @@ normalised_filter (int radius, CcFilter * f)
   int side = 2 * radius + 1, n = side * side;
   double sum = 0.0;
   f->radius = radius;
+  f->shape = CC_SHAPE_TAPS;
   f->response = CC_RESPONSE_LINEAR;
   f->offset = 0.0f;
   f->separable = 0;
@@ -84,6 +85,7 @@ gaussian_filter (int radius, CcFilter * g)
   float *factor = g->col_taps;
   double sum = 0.0;
   g->radius = radius;
+  g->shape = CC_SHAPE_TAPS;
   g->response = CC_RESPONSE_LINEAR;
   g->offset = 0.0f;
   g->separable = 1;

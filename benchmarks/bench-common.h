@@ -162,6 +162,11 @@ double time_kernel (KernelTimer * timer, const CcComponent * in,
     CcLaunchFlags flags);
 double time_copy (KernelTimer * timer, const CcComponent * in,
     const CcComponent * out);
+/* time_kernel with a device workspace (the wide shapes), launches that
+ * read while the one before ends (CC_LAUNCH_SRC_READY) */
+double time_kernel_workspace (KernelTimer * timer, const CcComponent * in,
+    const CcComponent * out, const CcFilter * filter, CcStrategy strategy,
+    void *workspace, size_t workspace_bytes);
 
 /* Two pitched device planes of rows x row_bytes with one pitch, the
  * input holding random bytes */
@@ -194,5 +199,6 @@ int streams_table (const Bench * b, const char *counts, FeedMode mode);
 int decode_table (const Bench * b, const char *files);
 int cpu_peer_table (const Bench * bench, int frames);
 int once_run (const Bench * b, int w, int h);
+int wide_table (const Bench * b);
 
 #endif /* CUDACONV_BENCH_COMMON_H */

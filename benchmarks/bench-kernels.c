@@ -79,8 +79,8 @@ cuda_kernel_table (const Bench * b)
               (CcStrategy) st, CC_LAUNCH_SRC_READY);
         ms[CC_STRATEGY_SEPARABLE] = time_kernel (&timer, &in, &out, gauss,
             CC_STRATEGY_SEPARABLE, CC_LAUNCH_SRC_READY);
-        if (cc_cuda_fastest_strategy (&in, &out, gauss, CC_BORDER_CLAMP, 0,
-                &pick, tuned) != cudaSuccess || cudaGetLastError () !=
+        if (cc_cuda_fastest_strategy (&in, &out, gauss, CC_BORDER_CLAMP,
+                NULL, 0, 0, &pick, tuned) != cudaSuccess || cudaGetLastError () !=
             cudaSuccess) {
           fprintf (stderr, "kernel launch failed at radius %d\n", radius);
           kernel_timer_clear (&timer);

@@ -29,6 +29,8 @@ typedef struct {
   CcStrategy strategy;
   CcLaunchFlags flags;
   gboolean copy;                /* a plane copy instead of a convolution */
+  void *workspace;
+  size_t workspace_bytes;
 } KernelLaunch;
 
 static cudaError_t
@@ -38,7 +40,7 @@ launch (const KernelLaunch * k)
     return cc_bench_copy_plane (k->in->data, k->out->data, k->in->pitch,
         (size_t) k->in->width * k->in->sample, k->in->height);
   return cc_cuda_convolve (k->in, k->out, k->filter, CC_BORDER_CLAMP,
-      k->strategy, 0, k->flags, NULL);
+      k->strategy, k->workspace, k->workspace_bytes, 0, k->flags, NULL);
 }
 
 /* The median of KERNEL_RUNS samples, as bench-common.h says */
@@ -82,7 +84,18 @@ time_kernel (KernelTimer * timer, const CcComponent * in,
     const CcComponent * out, const CcFilter * filter, CcStrategy strategy,
     CcLaunchFlags flags)
 {
-  const KernelLaunch k = { in, out, filter, strategy, flags, FALSE };
+  const KernelLaunch k = { in, out, filter, strategy, flags, FALSE, NULL, 0 };
+  return time_launches (timer, &k);
+}
+
+double
+time_kernel_workspace (KernelTimer * timer, const CcComponent * in,
+    const CcComponent * out, const CcFilter * filter, CcStrategy strategy,
+    void *workspace, size_t workspace_bytes)
+{
+  const KernelLaunch k = { in, out, filter, strategy, CC_LAUNCH_SRC_READY,
+    FALSE, workspace, workspace_bytes
+  };
   return time_launches (timer, &k);
 }
 
@@ -91,7 +104,7 @@ time_copy (KernelTimer * timer, const CcComponent * in,
     const CcComponent * out)
 {
   const KernelLaunch k = { in, out, NULL, CC_STRATEGY_TILED_HALO,
-    CC_LAUNCH_DEFAULT, TRUE
+    CC_LAUNCH_DEFAULT, TRUE, NULL, 0
   };
   return time_launches (timer, &k);
 }
@@ -165,7 +178,8 @@ frame_kernel_ms (const GstVideoInfo * info)
     CcComponent in = { pair.in, pair.pitch, w, h, 1, CC_SAMPLE_U8, 0, 0 };
     CcComponent out = { pair.out, pair.pitch, w, h, 1, CC_SAMPLE_U8, 0, 0 };
     const double ms = cc_cuda_fastest_strategy (&in, &out, gauss,
-        CC_BORDER_CLAMP, 0, &pick, tuned) == cudaSuccess ? time_kernel (&timer,
+        CC_BORDER_CLAMP, NULL, 0, 0, &pick, tuned) == cudaSuccess ?
+        time_kernel (&timer,
         &in, &out, gauss, pick, CC_LAUNCH_SRC_READY) : -1.0;
     sum = ms < 0 ? -1.0 : sum + ms;
     device_pair_free (&pair);

@@ -44,6 +44,10 @@ typedef struct {
    * (cudaconv-cuda-regions.c) */
   void *scratch;
   gsize scratch_size;
+  /* the two-pass kernel families' intermediate (cc_cuda_workspace_bytes),
+   * 4 bytes a sample of the largest component, which no filter outgrows */
+  void *workspace;
+  gsize workspace_bytes;
   /* the frame in flight */
   gboolean out_staged;          /* copy staging_out into out when done */
   CudaConvPlan plan;
@@ -60,6 +64,7 @@ typedef struct {
 /* What the measurements depend on besides the geometry. */
 typedef struct {
   gint radius;
+  CcShape shape;
   CcResponse response;
   gboolean separable;
   CcBorder border;

@@ -36,6 +36,7 @@ release_slots (CudaBackend * cuda)
     cudaFree (slot->packed_in);
     cudaFree (slot->packed_out);
     cudaFree (slot->scratch);
+    cudaFree (slot->workspace);
     if (slot->done)
       cudaEventDestroy (slot->done);
     if (slot->stream)
@@ -183,10 +184,17 @@ make_slots (CudaBackend * cuda, guint depth, GError ** error)
 {
   const CudaConvLayout *layout = cuda->layout;
   const GstVideoInfo *info = &layout->work_info;
-  gsize staging_size = 0;
+  gsize staging_size = 0, workspace_bytes = 0;
 
   for (guint p = 0; p < layout->n_planes; p++)
     staging_size += layout->planes[p].row_bytes * layout->planes[p].rows;
+  /* 4 bytes a sample of the largest component: enough for every filter
+   * the settings can make later (cc_cuda_workspace_bytes), so a change of
+   * filter never allocates */
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
+    workspace_bytes = MAX (workspace_bytes, (gsize) 4 *
+        GST_VIDEO_INFO_COMP_WIDTH (info, c) *
+        GST_VIDEO_INFO_COMP_HEIGHT (info, c));
   /* a word-packed frame travels as it is: the staging holds its rows */
   if (layout->word_packed)
     staging_size = MAX (staging_size, layout->caps_planes[0].row_bytes *
@@ -232,6 +240,10 @@ make_slots (CudaBackend * cuda, guint depth, GError ** error)
                     || !CUDACONV_CHECK (cudaMemset (slot->frame_out, 0,
                             GST_VIDEO_INFO_SIZE (info)), error)))))
       return FALSE;
+    if (!CUDACONV_CHECK (cudaMalloc (&slot->workspace, workspace_bytes),
+            error))
+      return FALSE;
+    slot->workspace_bytes = workspace_bytes;
     if (layout->word_packed
         && (!CUDACONV_CHECK (cudaMalloc ((void **) &slot->packed_in,
                     GST_VIDEO_INFO_SIZE (&layout->info)), error)

@@ -54,14 +54,15 @@ log_timings (const CcComponent * s, const CcFilter * filter,
 }
 
 /* strategy=auto: the fastest strategy for this component's geometry and
- * this filter's shape, timed on the device once and then remembered. */
+ * this filter's shape, timed on the device once and then remembered (for
+ * the wide shapes, which have one family each, answered without timing). */
 static gboolean
 fastest_strategy (StrategyChoice * choice, FrameSlot * slot,
     const CudaConvJob * job, const CcComponent * s, const CcComponent * d,
     CcStrategy * strategy, GError ** error)
 {
   const CcFilter *filter = job->filter;
-  const TuneKey key = { filter->radius, filter->response,
+  const TuneKey key = { filter->radius, filter->shape, filter->response,
     cc_filter_is_separable (filter), job->border
   };
   float ms[CC_N_FAMILIES];
@@ -79,7 +80,8 @@ fastest_strategy (StrategyChoice * choice, FrameSlot * slot,
     }
   }
   if (!CUDACONV_CHECK (cc_cuda_fastest_strategy (s, d, filter, job->border,
-              slot->stream, strategy, ms), error))
+              slot->workspace, slot->workspace_bytes, slot->stream,
+              strategy, ms), error))
     return FALSE;
   log_timings (s, filter, ms, *strategy);
   if (choice->n_tuned < CUDACONV_MAX_TUNED) {
@@ -129,7 +131,8 @@ cudaconv_cuda_run_component (CudaBackend * cuda, FrameSlot * slot,
   /* the frame's input came by a copy, and the kernels before this one on
    * the stream write other planes or other rows */
   if (!CUDACONV_CHECK (cc_cuda_convolve (src, dst, job->filter, job->border,
-              strategy, slot->stream, CC_LAUNCH_SRC_READY, &family), error))
+              strategy, slot->workspace, slot->workspace_bytes,
+              slot->stream, CC_LAUNCH_SRC_READY, &family), error))
     return FALSE;
   if (choice->families[comp] != (gint) family) {
     choice->families[comp] = family;

@@ -22,6 +22,13 @@ any_plane (const Launch &)
   return true;
 }
 
+/* no device workspace */
+static size_t
+no_workspace (const Launch &)
+{
+  return 0;
+}
+
 /* or a filter with factors, and what takes asks of the planes */
 template <bool (*takes) (const Launch &)> static bool
 with_factors (const Launch &l)
@@ -30,42 +37,56 @@ with_factors (const Launch &l)
 }
 
 /* The catalogue: one row per kernel family, in CcFamily's order: its name,
- * the radii it is compiled for (radii.cuh), what it asks beyond them of
- * the filter and of the planes, and its launcher (families.cuh). A new
- * family is a CcFamily value, a row here, its place in a strategy's list,
- * and its files (their entry points in families.cuh, their unit in
- * kernels/meson.build). */
+ * the filter shape it runs, the radii it is compiled for (radii.cuh),
+ * what it asks beyond them of the filter and of the planes, its launcher
+ * (families.cuh) and the device workspace it needs. A new family is a
+ * CcFamily value, a row here, its place in a strategy's list (or, for a
+ * shape of its own, none), and its files (their entry points in
+ * families.cuh, their unit in kernels/meson.build). */
 struct Family {
   CcFamily family;
   const char *name;
+  CcShape shape;
   FamilyRadii radii;
   bool (*takes) (const Launch &l);
   cudaError_t (*launch) (const Launch &l);
+  size_t (*workspace) (const Launch &l);
 };
 
 static constexpr Family catalogue[] = {
   /* rows in whole vectors, a strip tall, the grid not too tall */
-  { CC_FAMILY_2D_STRIP_TILED_HALO, "2d-strip-tiled-halo", STRIP_2D_RADII,
-      strip_2d_fits, launch_2d_strip_tiled_halo },
-  { CC_FAMILY_2D_STRIP_CACHE_HALO, "2d-strip-cache-halo", STRIP_2D_RADII,
-      strip_2d_fits, launch_2d_strip_cache_halo },
-  { CC_FAMILY_2D_ROW_BLOCK, "2d-row-block", ROW_BLOCK_RADII, any_plane,
-      launch_2d_row_block },
-  { CC_FAMILY_2D_TILED_HALO, "2d-tiled-halo", TILE_2D_RADII, any_plane,
-      launch_2d_tiled_halo },
+  { CC_FAMILY_2D_STRIP_TILED_HALO, "2d-strip-tiled-halo", CC_SHAPE_TAPS,
+      STRIP_2D_RADII, strip_2d_fits, launch_2d_strip_tiled_halo, no_workspace },
+  { CC_FAMILY_2D_STRIP_CACHE_HALO, "2d-strip-cache-halo", CC_SHAPE_TAPS,
+      STRIP_2D_RADII, strip_2d_fits, launch_2d_strip_cache_halo, no_workspace },
+  { CC_FAMILY_2D_ROW_BLOCK, "2d-row-block", CC_SHAPE_TAPS,
+      ROW_BLOCK_RADII, any_plane, launch_2d_row_block, no_workspace },
+  { CC_FAMILY_2D_TILED_HALO, "2d-tiled-halo", CC_SHAPE_TAPS,
+      TILE_2D_RADII, any_plane, launch_2d_tiled_halo, no_workspace },
   /* rows in whole quads, the halo's loads */
-  { CC_FAMILY_2D_CACHE_HALO, "2d-cache-halo", TILE_2D_RADII, cache_halo_2d_fits,
-      launch_2d_cache_halo },
+  { CC_FAMILY_2D_CACHE_HALO, "2d-cache-halo", CC_SHAPE_TAPS,
+      TILE_2D_RADII, cache_halo_2d_fits, launch_2d_cache_halo, no_workspace },
   /* rows on 8 bytes, the grid not too tall */
-  { CC_FAMILY_SEPARABLE_STRIP_MMA, "separable-strip-mma", STRIP_MMA_RADII,
-      with_factors<separable_strip_mma_fits>, launch_separable_strip_mma },
+  { CC_FAMILY_SEPARABLE_STRIP_MMA, "separable-strip-mma", CC_SHAPE_TAPS,
+      STRIP_MMA_RADII, with_factors<separable_strip_mma_fits>,
+      launch_separable_strip_mma, no_workspace },
   /* rows in whole quads, a strip tall, the grid not too tall */
-  { CC_FAMILY_SEPARABLE_STRIP_FP32, "separable-strip-fp32", STRIP_FP32_RADII,
-      with_factors<separable_strip_fp32_fits>, launch_separable_strip_fp32 },
-  { CC_FAMILY_SEPARABLE_TILE_MMA, "separable-tile-mma", TILE_MMA_RADII,
-      with_factors<any_plane>, launch_separable_tile_mma },
-  { CC_FAMILY_SEPARABLE_TILE_FP32, "separable-tile-fp32", TILE_FP32_RADII,
-      with_factors<any_plane>, launch_separable_tile_fp32 },
+  { CC_FAMILY_SEPARABLE_STRIP_FP32, "separable-strip-fp32", CC_SHAPE_TAPS,
+      STRIP_FP32_RADII, with_factors<separable_strip_fp32_fits>,
+      launch_separable_strip_fp32, no_workspace },
+  { CC_FAMILY_SEPARABLE_TILE_MMA, "separable-tile-mma", CC_SHAPE_TAPS,
+      TILE_MMA_RADII, with_factors<any_plane>,
+      launch_separable_tile_mma, no_workspace },
+  { CC_FAMILY_SEPARABLE_TILE_FP32, "separable-tile-fp32", CC_SHAPE_TAPS,
+      TILE_FP32_RADII, with_factors<any_plane>,
+      launch_separable_tile_fp32, no_workspace },
+  /* the wide shapes: a runtime radius, any plane */
+  { CC_FAMILY_SEPARABLE_WIDE, "separable-wide", CC_SHAPE_WIDE, WIDE_RADII,
+      any_plane, launch_separable_wide, separable_wide_workspace },
+  { CC_FAMILY_BOX_RUNNING_SUM, "box-running-sum", CC_SHAPE_BOX, WIDE_RADII,
+      any_plane, launch_box_running_sum, box_running_sum_workspace },
+  { CC_FAMILY_BLOCK_MEAN, "block-mean", CC_SHAPE_BLOCKS, WIDE_RADII,
+      any_plane, launch_block_mean, no_workspace },
 };
 
 /* catalogue[family] must be that family's row */
@@ -88,7 +109,9 @@ static_assert (sizeof (catalogue) / sizeof (catalogue[0]) == CC_N_FAMILIES
  * families the streaming ones beat the tiles where they fit, and the
  * tensor cores beat the FP32 units from the radii their rows give them
  * (docs/kernels.md has the measurements). The last family of each list
- * takes every plane. */
+ * takes every plane. The lists hold taps families only: a filter of
+ * another shape runs that shape's one family whatever the strategy
+ * (select_family). */
 struct Strategy {
   int n_families;
   CcFamily families[4];
@@ -168,8 +191,8 @@ convolve_args_valid (const CcComponent *src, const CcComponent *dst,
 
 static Launch
 make_launch (const CcComponent *src, const CcComponent *dst,
-    const CcFilter *filter, CcBorder border, cudaStream_t stream,
-    CcLaunchFlags flags)
+    const CcFilter *filter, CcBorder border, void *workspace,
+    size_t workspace_bytes, cudaStream_t stream, CcLaunchFlags flags)
 {
   Launch l;
   l.width = src->width;
@@ -179,9 +202,13 @@ make_launch (const CcComponent *src, const CcComponent *dst,
   l.sample = src->sample;
   l.filter = filter;
   l.offset = cc_component_raw_offset (dst, filter->offset);
+  l.shift = dst->shift;
+  l.max_value = (1u << cc_component_depth (dst)) - 1u;
   l.border = border;
   l.src_ready = (flags & CC_LAUNCH_SRC_READY) != 0;
   l.stream = stream;
+  l.workspace = workspace;
+  l.workspace_bytes = workspace_bytes;
   return l;
 }
 
@@ -193,12 +220,13 @@ radius_in (const FamilyRadii &r, const Launch &l)
       l.radius () >= r.min_16 && l.radius () <= r.max_16;
 }
 
-/* Whether the family's row takes l: its radii, then its conditions */
+/* Whether the family's row takes l: its shape, its radii, then its
+ * conditions */
 static bool
 family_takes (CcFamily family, const Launch &l)
 {
   const Family &f = catalogue[family];
-  return radius_in (f.radii, l) && f.takes (l);
+  return f.shape == l.filter->shape && radius_in (f.radii, l) && f.takes (l);
 }
 
 static bool
@@ -206,6 +234,16 @@ select_family (CcStrategy strategy, const Launch &l, CcFamily *family)
 {
   if ((unsigned) strategy >= CC_N_STRATEGIES)
     return false;
+  /* strategies choose among taps families; the other shapes have one */
+  if (l.filter->shape != CC_SHAPE_TAPS) {
+    for (int f = 0; f < CC_N_FAMILIES; f++) {
+      if (family_takes ((CcFamily) f, l)) {
+        *family = (CcFamily) f;
+        return true;
+      }
+    }
+    return false;
+  }
   const Strategy &list = strategies[strategy];
   for (int k = 0; k < list.n_families; k++) {
     if (family_takes (list.families[k], l)) {
@@ -216,9 +254,22 @@ select_family (CcStrategy strategy, const Launch &l, CcFamily *family)
   return false;
 }
 
+/* The workspace the family needs for l, on 16 bytes as cudaMalloc's
+ * allocations are, is there */
+static bool
+workspace_fits (CcFamily family, const Launch &l)
+{
+  const size_t need = catalogue[family].workspace (l);
+  return need == 0
+      || (l.workspace && l.workspace_bytes >= need
+          && reinterpret_cast<uintptr_t> (l.workspace) % 16 == 0);
+}
+
 static cudaError_t
 launch_family (CcFamily family, const Launch &l)
 {
+  if (!workspace_fits (family, l))
+    return cudaErrorInvalidValue;
   return catalogue[family].launch (l);
 }
 
@@ -237,22 +288,39 @@ cc_cuda_select_family (const CcComponent *src, const CcComponent *dst,
 {
   if (!family || !convolve_args_valid (src, dst, filter))
     return cudaErrorInvalidValue;
-  const Launch l = make_launch (src, dst, filter, CC_BORDER_CLAMP, 0,
-      CC_LAUNCH_DEFAULT);
+  const Launch l = make_launch (src, dst, filter, CC_BORDER_CLAMP, NULL, 0,
+      0, CC_LAUNCH_DEFAULT);
   return select_family (strategy, l, family) ? cudaSuccess :
                                                cudaErrorInvalidValue;
+}
+
+extern "C" size_t
+cc_cuda_workspace_bytes (const CcComponent *src, const CcFilter *filter)
+{
+  CcFamily family;
+  if (!convolve_args_valid (src, src, filter))
+    return 0;
+  const Launch l = make_launch (src, src, filter, CC_BORDER_CLAMP, NULL, 0,
+      0, CC_LAUNCH_DEFAULT);
+  /* no taps family needs workspace, whichever strategy picks it */
+  if (filter->shape == CC_SHAPE_TAPS
+      || !select_family (CC_STRATEGY_AUTO, l, &family))
+    return 0;
+  return catalogue[family].workspace (l);
 }
 
 extern "C" cudaError_t
 cc_cuda_convolve (const CcComponent *src, const CcComponent *dst,
     const CcFilter *filter, CcBorder border, CcStrategy strategy,
-    cudaStream_t stream, CcLaunchFlags flags, CcFamily *ran)
+    void *workspace, size_t workspace_bytes, cudaStream_t stream,
+    CcLaunchFlags flags, CcFamily *ran)
 {
   if (!launch_args_valid (src, dst, filter, border, flags))
     return cudaErrorInvalidValue;
-  const Launch l = make_launch (src, dst, filter, border, stream, flags);
+  const Launch l = make_launch (src, dst, filter, border, workspace,
+      workspace_bytes, stream, flags);
   CcFamily family;
-  if (!select_family (strategy, l, &family))
+  if (!select_family (strategy, l, &family) || !workspace_fits (family, l))
     return cudaErrorInvalidValue;
   if (ran)
     *ran = family;
@@ -267,18 +335,21 @@ cc_cuda_family_takes (CcFamily family, const CcComponent *src,
       || !convolve_args_valid (src, dst, filter))
     return 0;
   return family_takes (family,
-      make_launch (src, dst, filter, CC_BORDER_CLAMP, 0, CC_LAUNCH_DEFAULT));
+      make_launch (src, dst, filter, CC_BORDER_CLAMP, NULL, 0, 0,
+          CC_LAUNCH_DEFAULT));
 }
 
 extern "C" cudaError_t
 cc_cuda_convolve_family (CcFamily family, const CcComponent *src,
     const CcComponent *dst, const CcFilter *filter, CcBorder border,
-    cudaStream_t stream, CcLaunchFlags flags)
+    void *workspace, size_t workspace_bytes, cudaStream_t stream,
+    CcLaunchFlags flags)
 {
   if ((unsigned) family >= CC_N_FAMILIES
       || !launch_args_valid (src, dst, filter, border, flags))
     return cudaErrorInvalidValue;
-  const Launch l = make_launch (src, dst, filter, border, stream, flags);
+  const Launch l = make_launch (src, dst, filter, border, workspace,
+      workspace_bytes, stream, flags);
   if (!family_takes (family, l))
     return cudaErrorInvalidValue;
   return launch_family (family, l);
@@ -286,8 +357,9 @@ cc_cuda_convolve_family (CcFamily family, const CcComponent *src,
 
 extern "C" cudaError_t
 cc_cuda_fastest_strategy (const CcComponent *src, const CcComponent *dst,
-    const CcFilter *filter, CcBorder border, cudaStream_t stream,
-    CcStrategy *fastest, float *ms)
+    const CcFilter *filter, CcBorder border, void *workspace,
+    size_t workspace_bytes, cudaStream_t stream, CcStrategy *fastest,
+    float *ms)
 {
   if (!fastest
       || !launch_args_valid (src, dst, filter, border, CC_LAUNCH_DEFAULT))
@@ -295,17 +367,28 @@ cc_cuda_fastest_strategy (const CcComponent *src, const CcComponent *dst,
   /* the first launch waits for whatever the stream ran before; the others
    * follow launches that only write dst, and overlap them as the element's
    * plane launches overlap (CC_LAUNCH_SRC_READY) */
-  const Launch first = make_launch (src, dst, filter, border, stream,
-      CC_LAUNCH_DEFAULT);
-  const Launch next = make_launch (src, dst, filter, border, stream,
-      CC_LAUNCH_SRC_READY);
+  const Launch first = make_launch (src, dst, filter, border, workspace,
+      workspace_bytes, stream, CC_LAUNCH_DEFAULT);
+  const Launch next = make_launch (src, dst, filter, border, workspace,
+      workspace_bytes, stream, CC_LAUNCH_SRC_READY);
+
+  for (int f = 0; ms && f < CC_N_FAMILIES; f++)
+    ms[f] = -1.0f;
+  /* the other shapes have one family, whatever the strategy: nothing to
+   * time, and auto runs it */
+  if (filter->shape != CC_SHAPE_TAPS) {
+    CcFamily family;
+    if (!select_family (CC_STRATEGY_AUTO, first, &family)
+        || !workspace_fits (family, first))
+      return cudaErrorInvalidValue;
+    *fastest = CC_STRATEGY_AUTO;
+    return cudaSuccess;
+  }
 
   cudaEvent_t marks[CC_CUDA_TUNE_RUNS + 1] = {};
   cudaError_t err = cudaSuccess;
   float best = -1.0f;
   bool timed[CC_N_FAMILIES] = {};
-  for (int f = 0; ms && f < CC_N_FAMILIES; f++)
-    ms[f] = -1.0f;
   for (int k = 0; k <= CC_CUDA_TUNE_RUNS && err == cudaSuccess; k++)
     err = cudaEventCreate (&marks[k]);
 

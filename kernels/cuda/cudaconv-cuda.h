@@ -27,9 +27,13 @@ typedef enum {
   CC_FAMILY_SEPARABLE_STRIP_MMA, /* tensor cores, streaming */
   CC_FAMILY_SEPARABLE_STRIP_FP32,
   CC_FAMILY_SEPARABLE_TILE_MMA, /* tensor cores, 64 x 64 tiles */
-  CC_FAMILY_SEPARABLE_TILE_FP32
+  CC_FAMILY_SEPARABLE_TILE_FP32,
+  /* one family per wide shape, a runtime radius 0 .. CC_MAX_WIDE_RADIUS */
+  CC_FAMILY_SEPARABLE_WIDE,  /* CC_SHAPE_WIDE, two passes, workspace */
+  CC_FAMILY_BOX_RUNNING_SUM, /* CC_SHAPE_BOX, two passes, workspace */
+  CC_FAMILY_BLOCK_MEAN       /* CC_SHAPE_BLOCKS, one pass */
 } CcFamily;
-#define CC_N_FAMILIES 9
+#define CC_N_FAMILIES 12
 
 /* "2d-strip-tiled-halo", ...; NULL for a value out of range */
 const char *cc_family_name (CcFamily family);
@@ -37,7 +41,8 @@ const char *cc_family_name (CcFamily family);
 /* Whether the family is compiled for any radius of this sample type: 1,
  * with the first and the last in *min_radius and *max_radius; else 0.
  * The 2D families run gradient magnitudes up to CC_MAX_MAGNITUDE_RADIUS,
- * the separable ones none. */
+ * the separable ones none; the wide shapes' families take 0 ..
+ * CC_MAX_WIDE_RADIUS of their own shape only. */
 int cc_family_radii (CcFamily family, CcSampleType sample, int *min_radius,
     int *max_radius);
 
@@ -69,20 +74,43 @@ typedef enum {
  * current device: an ordered list of conditions per strategy, the first
  * family whose conditions hold (radius, sample type, how the planes' rows
  * are aligned, grid limits). cudaErrorInvalidValue for arguments that no
- * family takes (such as CC_STRATEGY_SEPARABLE for a filter without factors). */
+ * family takes (such as CC_STRATEGY_SEPARABLE for a filter without factors).
+ *
+ * Strategies choose among the families of CC_SHAPE_TAPS filters only. A
+ * filter of another shape runs its shape's one family whatever the
+ * strategy, CC_STRATEGY_AUTO included: CC_SHAPE_WIDE separable-wide,
+ * CC_SHAPE_BOX box-running-sum, CC_SHAPE_BLOCKS block-mean. */
 cudaError_t cc_cuda_select_family (const CcComponent *src,
     const CcComponent *dst, const CcFilter *filter, CcStrategy strategy,
     CcFamily *family);
+
+/* The device workspace, in bytes, that a filter's family needs on a
+ * component of src's size and sample type (CUB's convention: ask, then
+ * allocate and pass it in): width * height * 4 for CC_SHAPE_WIDE (an fp32
+ * intermediate), width * height * 2 for CC_SHAPE_BOX on 8-bit samples and
+ * * 4 on 16-bit ones (the row sums), 0 for CC_SHAPE_TAPS and
+ * CC_SHAPE_BLOCKS, and for arguments cc_cuda_convolve would refuse. Never
+ * more than 4 bytes a sample: a workspace of 4 * width * height bytes
+ * serves any filter on a component of that size or smaller. */
+size_t cc_cuda_workspace_bytes (const CcComponent *src,
+    const CcFilter *filter);
 
 /* Convolves src into dst (device pointers, same size and sample type) with
  * the filter (radius, response and offset included), running the family
  * that cc_cuda_select_family picks; ran, when not NULL, receives it. Only
  * dst's own component samples are written. src and dst must not overlap: the
  * kernels read src through the read-only cache, and some write an output
- * sample more than once (with the same value). */
+ * sample more than once (with the same value).
+ *
+ * workspace: device memory on 16 bytes (as cudaMalloc gives) of
+ * workspace_bytes, at least cc_cuda_workspace_bytes (src, filter), else
+ * cudaErrorInvalidValue; NULL and 0 for filters that need none. The
+ * family writes it on stream, so launches on other streams must not share
+ * it. */
 cudaError_t cc_cuda_convolve (const CcComponent *src, const CcComponent *dst,
     const CcFilter *filter, CcBorder border, CcStrategy strategy,
-    cudaStream_t stream, CcLaunchFlags flags, CcFamily *ran);
+    void *workspace, size_t workspace_bytes, cudaStream_t stream,
+    CcLaunchFlags flags, CcFamily *ran);
 
 /* Whether family can run these arguments: its own conditions in the
  * selector, whatever comes before it in a strategy's list. */
@@ -90,21 +118,31 @@ int cc_cuda_family_takes (CcFamily family, const CcComponent *src,
     const CcComponent *dst, const CcFilter *filter);
 
 /* Runs the named family (tests and benchmarks): cudaErrorInvalidValue where
- * cc_cuda_family_takes says it cannot. */
+ * cc_cuda_family_takes says it cannot, or where the workspace is too small
+ * (as cc_cuda_convolve). */
 cudaError_t cc_cuda_convolve_family (CcFamily family, const CcComponent *src,
     const CcComponent *dst, const CcFilter *filter, CcBorder border,
-    cudaStream_t stream, CcLaunchFlags flags);
+    void *workspace, size_t workspace_bytes, cudaStream_t stream,
+    CcLaunchFlags flags);
 
 /* Runs every strategy that can take the filter on this component, a warm-up
  * launch and CC_CUDA_TUNE_RUNS timed samples of a few back-to-back
  * launches each (CUDA events on stream, which ends synchronised), and
  * returns the one with the smallest median in *fastest. ms, when not NULL,
  * receives CC_N_FAMILIES medians in milliseconds per launch, indexed by the
- * family each strategy ran, -1 for families not run. dst is overwritten. */
+ * family each strategy ran, -1 for families not run. dst is overwritten.
+ * The workspace is cc_cuda_convolve's.
+ *
+ * For a filter of a shape other than CC_SHAPE_TAPS no strategy changes
+ * what runs: it checks the arguments (the workspace included), launches
+ * and times nothing, leaves dst and the stream alone, sets every ms to -1
+ * and returns CC_STRATEGY_AUTO, with which cc_cuda_convolve runs the
+ * shape's family. */
 #define CC_CUDA_TUNE_RUNS 5
 cudaError_t cc_cuda_fastest_strategy (const CcComponent *src,
     const CcComponent *dst, const CcFilter *filter, CcBorder border,
-    cudaStream_t stream, CcStrategy *fastest, float *ms);
+    void *workspace, size_t workspace_bytes, cudaStream_t stream,
+    CcStrategy *fastest, float *ms);
 
 /* Sets every sample of the component to value, saturated to its type. */
 cudaError_t cc_cuda_fill (const CcComponent *dst, unsigned value,

@@ -482,4 +482,35 @@ finish_magnitude (float (&a)[ROWS], const float (&b)[ROWS])
   }
 }
 
+/* The wide shapes' exact scaling (box, blocks): floor(s * scale + offset +
+ * 0.5) saturated to [0, max_value], each operation rounded on its own as
+ * the contract's formula is (no contraction into a fused multiply-add), on
+ * a sum s of values; clamped first, the truncation is the floor, and NaN
+ * gives 0. */
+__device__ __forceinline__ unsigned
+scale_exact (unsigned s, double scale, double offset, unsigned max_value)
+{
+  const double v = __dadd_rn (__dadd_rn (__dmul_rn ((double) s, scale),
+                                  offset),
+      0.5);
+  const double low = v > 0.0 ? v : 0.0;
+  return (unsigned) (low < (double) max_value ? low : (double) max_value);
+}
+
+/* A value (at most the component's largest) stored as a raw sample */
+template <typename T> __device__ __forceinline__ void
+store_value (const ComponentArgs &c, int x, int y, unsigned value, int shift)
+{
+  T *row = (T *) (c.data + (size_t) y * c.pitch);
+  row[(size_t) x * c.pixel_stride] = (T) (value << shift);
+}
+
+/* The value of a sample: its raw bits above the padding */
+template <typename T> __device__ __forceinline__ unsigned
+load_value (const ComponentArgs &c, int x, int y, int shift)
+{
+  const T *row = (const T *) (c.data + (size_t) y * c.pitch);
+  return (unsigned) __ldg (row + (size_t) x * c.pixel_stride) >> shift;
+}
+
 #endif /* CUDACONV_DEVICE_CUH */

@@ -37,5 +37,12 @@ bool separable_strip_fp32_fits (const Launch &l);
 cudaError_t launch_separable_strip_fp32 (const Launch &l);
 cudaError_t launch_separable_tile_mma (const Launch &l);
 cudaError_t launch_separable_tile_fp32 (const Launch &l);
+/* The wide shapes' families, and the device workspace each needs for l
+ * (bytes; 0: none) */
+cudaError_t launch_separable_wide (const Launch &l);
+size_t separable_wide_workspace (const Launch &l);
+cudaError_t launch_box_running_sum (const Launch &l);
+size_t box_running_sum_workspace (const Launch &l);
+cudaError_t launch_block_mean (const Launch &l);
 
 #endif /* CUDACONV_FAMILIES_CUH */

@@ -26,9 +26,17 @@ struct Launch {
   CcSampleType sample;
   const CcFilter *filter; /* valid (cc_filter_valid) */
   float offset;           /* in raw units (cc_component_raw_offset) */
+  /* the wide shapes' exact sums work on values: the padding bits below
+   * them, and the largest value (2^depth - 1) */
+  int shift;
+  unsigned max_value;
   CcBorder border;
   bool src_ready; /* CC_LAUNCH_SRC_READY */
   cudaStream_t stream;
+  /* device memory the two-pass families keep their intermediate in, at
+   * least what the family's row asks (catalogue.cu checks) */
+  void *workspace;
+  size_t workspace_bytes;
 
   int radius () const { return filter->radius; }
   bool magnitude () const { return filter->response == CC_RESPONSE_MAGNITUDE; }

@@ -49,4 +49,9 @@ inline constexpr FamilyRadii TILE_MMA_RADII = { 2, CC_MAX_RADIUS, 1, 0 };
 /* separable-tile-fp32: the rest */
 inline constexpr FamilyRadii TILE_FP32_RADII = { 0, 1, 0, CC_MAX_RADIUS };
 
+/* separable-wide, box-running-sum, block-mean: a runtime radius, every
+ * radius of the wide shapes */
+inline constexpr FamilyRadii WIDE_RADII = { 0, CC_MAX_WIDE_RADIUS, 0,
+  CC_MAX_WIDE_RADIUS };
+
 #endif /* CUDACONV_RADII_CUH */

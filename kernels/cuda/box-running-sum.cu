@@ -1,0 +1,76 @@
+/* cudaconv: the launchers of the box-running-sum family
+ * (box-running-sum.cuh). */
+#include <algorithm>
+#include <climits>
+
+#include "families.cuh"
+#include "box-running-sum.cuh"
+
+/* one sum per sample, rows of width sums */
+size_t
+box_running_sum_workspace (const Launch &l)
+{
+  return (l.sample == CC_SAMPLE_U8 ? sizeof (uint16_t) : sizeof (uint32_t))
+      * (size_t) l.width * (size_t) l.height;
+}
+
+/* Rows per chunk of the column pass: enough chunks to give the GPU
+ * COL_SM_THREADS threads per SM, but none shorter than 2r+1 rows, whose
+ * start then costs at most as many loads as its walk (nor than
+ * COL_MIN_ROWS) */
+static int
+chunk_rows (const Launch &l, int column_threads)
+{
+  const long long wanted = (long long) device_sms () * BoxTuning::COL_SM_THREADS;
+  const long long chunks = std::max (1LL,
+      (wanted + column_threads - 1) / column_threads);
+  const int rows = (int) ((l.height + chunks - 1) / chunks);
+  return std::max ({ rows, 2 * l.radius () + 1, BoxTuning::COL_MIN_ROWS });
+}
+
+template <typename T, typename H> static cudaError_t
+launch_box (const Launch &l)
+{
+  const int r = l.radius ();
+  H *mid = static_cast<H *> (l.workspace);
+  const int segment = BoxTuning::ROW_WINDOW - 2 * r;
+  const int segments = (l.width + segment - 1) / segment;
+  const long long row_blocks = ((long long) segments * l.height
+                                   + BoxTuning::ROW_WARPS - 1)
+      / BoxTuning::ROW_WARPS;
+  if (row_blocks > INT_MAX)
+    return cudaErrorInvalidValue;
+  const int shift = l.shift;
+  const unsigned max_value = l.max_value;
+  box_rows<T, H><<<(unsigned) row_blocks, 32 * BoxTuning::ROW_WARPS, 0,
+      l.stream>>> (l.src, mid, l.width, r, shift, l.border, segments);
+  cudaError_t err = cudaGetLastError ();
+  if (err != cudaSuccess)
+    return err;
+
+  /* pairs of 16-bit sums where every row starts on 4 bytes */
+  const bool pairs = sizeof (H) == 2 && l.width % 2 == 0
+      && reinterpret_cast<uintptr_t> (mid) % 4 == 0;
+  const int cols = pairs ? 2 : 1;
+  const int threads = (l.width + cols - 1) / cols;
+  const int rows = chunk_rows (l, threads);
+  const dim3 grid ((threads + BoxTuning::COL_THREADS - 1) / BoxTuning::COL_THREADS,
+      (l.height + rows - 1) / rows);
+  const double scale = l.filter->scale, offset = l.filter->offset;
+  if (pairs)
+    box_columns<T, H, 2><<<grid, BoxTuning::COL_THREADS, 0, l.stream>>> (
+        l.dst, mid, l.width, r, rows, scale, offset, max_value, shift,
+        l.border);
+  else
+    box_columns<T, H, 1><<<grid, BoxTuning::COL_THREADS, 0, l.stream>>> (
+        l.dst, mid, l.width, r, rows, scale, offset, max_value, shift,
+        l.border);
+  return cudaGetLastError ();
+}
+
+cudaError_t
+launch_box_running_sum (const Launch &l)
+{
+  return l.sample == CC_SAMPLE_U8 ? launch_box<uint8_t, uint16_t> (l) :
+                                    launch_box<uint16_t, uint32_t> (l);
+}
