@@ -12,7 +12,8 @@
  * each sample of the channel is within 1 of the reference and that every
  * other byte (row padding, other channels) still holds the poison. The
  * CUDA build also queues kernels back to back, unsynchronised, and checks
- * that each waits for what it must (test_launch_order). */
+ * that each waits for what it must (test_launch_order). The wide shapes
+ * (test_wide_shapes) are checked the same way, box and blocks exactly. */
 #include <errno.h>
 #include <stdint.h>
 #include <math.h>
@@ -49,10 +50,13 @@ static const Variant variants[] = {
   {"separable-strip-fp32", CC_FAMILY_SEPARABLE_STRIP_FP32, 1},
   {"separable-tile-mma", CC_FAMILY_SEPARABLE_TILE_MMA, 1},
   {"separable-tile-fp32", CC_FAMILY_SEPARABLE_TILE_FP32, 1},
+  {"separable-wide", CC_FAMILY_SEPARABLE_WIDE, 0},
+  {"box-running-sum", CC_FAMILY_BOX_RUNNING_SUM, 0},
+  {"block-mean", CC_FAMILY_BLOCK_MEAN, 0},
   {"fastest", TUNED, 0},
 };
 /* ran[family][bytes - 1][radius][border]: a case of it passed */
-static unsigned char ran[CC_N_FAMILIES][2][CC_MAX_RADIUS + 1][4];
+static unsigned char ran[CC_N_FAMILIES][2][CC_MAX_WIDE_RADIUS + 1][4];
 #else
 static const Variant variants[] = { {"cpu", 0, 0}, {"cpu-separable", 0, 1} };
 #endif
@@ -63,6 +67,9 @@ static const Variant variants[] = { {"cpu", 0, 0}, {"cpu-separable", 0, 1} };
 static const char *border_names[] = { "zero", "clamp", "mirror", "wrap" };
 
 static int n_cases, n_failed;
+/* how far an output may be from the reference: 1 for sums in float, 0
+ * for the shapes summed exactly (box, blocks) */
+static unsigned tolerance = 1;
 
 typedef struct {
   int width, height, pixel_stride, channel, bytes;
@@ -153,6 +160,8 @@ run_variant (const Variant * v, const Image * im, const CcFilter * f,
 #ifdef KERNELS_CUDA
   size_t bytes = im->pitch * im->height;
   unsigned char *d_in = NULL, *d_out = NULL;
+  void *d_work = NULL;
+  size_t work_bytes = 0;
   cudaError_t e;
 
   if ((e = cudaMalloc ((void **) &d_in, bytes)) != cudaSuccess
@@ -164,6 +173,9 @@ run_variant (const Variant * v, const Image * im, const CcFilter * f,
     goto done;
   src = channel_of (im, d_in);
   dst = channel_of (im, d_out);
+  work_bytes = f ? cc_cuda_workspace_bytes (&src, f) : 0;
+  if (work_bytes && (e = cudaMalloc (&d_work, work_bytes)) != cudaSuccess)
+    goto done;
   if (fill)
     e = cc_cuda_fill (&dst, fill_value, 0);
   else if (!cc_filter_valid (f)) {
@@ -174,28 +186,31 @@ run_variant (const Variant * v, const Image * im, const CcFilter * f,
     if (!cc_cuda_family_takes ((CcFamily) v->family, &src, &dst, f)) {
       cudaFree (d_in);
       cudaFree (d_out);
+      cudaFree (d_work);
       return NOT_TAKEN;
     }
     e = cc_cuda_convolve_family ((CcFamily) v->family, &src, &dst, f,
-        border, 0, CC_LAUNCH_SRC_READY);
+        border, d_work, work_bytes, 0, CC_LAUNCH_SRC_READY);
   } else {
     CcStrategy strategy = CC_STRATEGY_AUTO;
     CcFamily picked, family;
     float ms[CC_N_FAMILIES];
-    e = cc_cuda_fastest_strategy (&src, &dst, f, border, 0, &strategy, ms);
+    e = cc_cuda_fastest_strategy (&src, &dst, f, border, d_work, work_bytes,
+        0, &strategy, ms);
     /* the tuner wrote dst; start again from poison */
     if (e == cudaSuccess)
       e = cudaMemcpy (d_out, im->out, bytes, cudaMemcpyHostToDevice);
     if (e == cudaSuccess)
       e = cc_cuda_select_family (&src, &dst, f, strategy, &picked);
-    if (e == cudaSuccess && ms[picked] < 0.0f) {
+    /* the wide shapes have one family, which the tuner does not time */
+    if (e == cudaSuccess && f->shape == CC_SHAPE_TAPS && ms[picked] < 0.0f) {
       printf ("  the tuner picked strategy %d (%s), which it did not time\n",
           (int) strategy, cc_family_name (picked));
       e = cudaErrorUnknown;
     }
     if (e == cudaSuccess)
-      e = cc_cuda_convolve (&src, &dst, f, border, strategy, 0,
-          CC_LAUNCH_SRC_READY, &family);
+      e = cc_cuda_convolve (&src, &dst, f, border, strategy, d_work,
+          work_bytes, 0, CC_LAUNCH_SRC_READY, &family);
     if (e == cudaSuccess && family != picked) {
       printf ("  cc_cuda_convolve ran %s, the selector said %s\n",
           cc_family_name (family), cc_family_name (picked));
@@ -207,6 +222,7 @@ run_variant (const Variant * v, const Image * im, const CcFilter * f,
 done:
   cudaFree (d_in);
   cudaFree (d_out);
+  cudaFree (d_work);
   if (e != cudaSuccess)
     printf ("  CUDA error: %s\n", cudaGetErrorString (e));
   return e == cudaSuccess ? 0 : -1;
@@ -283,7 +299,7 @@ check_case (const char *what, const Image * im, const CcFilter * f,
             got = raw;
             want = r << im->shift;
           }
-        } else if ((o > r ? o - r : r - o) > 1) {
+        } else if ((o > r ? o - r : r - o) > tolerance) {
           if (!bad++) {
             worst_x = x;
             worst_y = y;
@@ -298,8 +314,8 @@ check_case (const char *what, const Image * im, const CcFilter * f,
         stray = k;
     if (bad || stray != (size_t) -1) {
       n_failed++;
-      printf ("FAIL %s [%s]: %d samples off by more than 1", what,
-          variants[v].name, bad);
+      printf ("FAIL %s [%s]: %d samples off by more than %u", what,
+          variants[v].name, bad, tolerance);
       if (bad)
         printf (" (first at %d,%d: got %u, want %u)", worst_x, worst_y, got,
             want);
@@ -368,6 +384,7 @@ to_filter (const double *w, const double *w2, int side, double divisor,
       f->taps[n + k] = (float) (w2[k] / divisor);
   }
   f->radius = side / 2;
+  f->shape = CC_SHAPE_TAPS;
   f->response = w2 ? CC_RESPONSE_MAGNITUDE : CC_RESPONSE_LINEAR;
   f->offset = (float) offset;
   f->separable = 0;
@@ -803,6 +820,209 @@ test_huge_weights (RefRng * rng)
   free (f);
 }
 
+
+/* The wide shapes' radii: every factor length past the taps' 15 to the
+ * largest; box and blocks also at the smallest, where their sums are a
+ * few samples (lists end in -1) */
+static const int radii_wide[] = { 16, 31, 63, 127, -1 };
+static const int radii_sums[] = { 0, 1, 2, 15, 16, 31, 63, 127, -1 };
+
+static const char *
+shape_name (CcShape shape)
+{
+  return shape == CC_SHAPE_WIDE ? "wide" : shape == CC_SHAPE_BOX ? "box" :
+      "blocks";
+}
+
+/* A filter of the shape: for wide, gaussian-like factors with jitter,
+ * a blur (centre and factors summing to 1) or a sharpen (centre 2, the
+ * factors' sum -1); for box and blocks, a scale around 1 / (2r+1)^2 that
+ * at times saturates, and an offset with a fraction. */
+static void
+shape_filter (RefRng * rng, CcShape shape, int radius, CcFilter * f)
+{
+  const int side = 2 * radius + 1;
+  memset (f, 0, sizeof (*f));
+  f->shape = shape;
+  f->radius = radius;
+  f->response = CC_RESPONSE_LINEAR;
+  if (shape == CC_SHAPE_WIDE) {
+    const double sigma = radius / 2.5 + 0.5;
+    const int sharpen = ref_rng_u32 (rng) % 2;
+    double col = 0.0, row = 0.0;
+    f->centre = sharpen ? 2.0f : (float) (0.5 * ref_rng_uniform (rng));
+    for (int i = 0; i < side; i++) {
+      const double d = i - radius, g = exp (-d * d / (2.0 * sigma * sigma));
+      col += f->col_taps[i] = (float) (g * (0.8 + 0.4 * ref_rng_uniform (rng)));
+      row += f->row_taps[i] = (float) (g * (0.8 + 0.4 * ref_rng_uniform (rng)));
+    }
+    for (int i = 0; i < side; i++) {
+      f->col_taps[i] = (float) (f->col_taps[i] / col * (1.0 - f->centre));
+      f->row_taps[i] = (float) (f->row_taps[i] / row);
+    }
+    f->offset = sharpen ? 0.0f : 3.0f;
+  } else {
+    f->scale = (0.6 + 0.6 * ref_rng_uniform (rng)) / ((double) side * side);
+    f->offset = (float) ((int) (ref_rng_u32 (rng) % 33) - 16) * 0.25f;
+  }
+}
+
+/* The reference of the filter's shape on im, under border */
+static void
+shape_reference (const Image * im, const CcFilter * f, CcBorder border,
+    uint32_t * ref)
+{
+  RefImage rim = ref_image (im);
+  if (f->shape == CC_SHAPE_WIDE) {
+    static double col[CC_MAX_WIDE_SIDE], row[CC_MAX_WIDE_SIDE];
+    for (int i = 0; i < 2 * f->radius + 1; i++) {
+      col[i] = f->col_taps[i];
+      row[i] = f->row_taps[i];
+    }
+    ref_wide (&rim, f->radius, col, row, f->centre, f->offset,
+        (RefBorder) border, ref);
+  } else if (f->shape == CC_SHAPE_BOX) {
+    ref_box (&rim, f->radius, f->scale, f->offset, (RefBorder) border, ref);
+  } else {
+    ref_blocks (&rim, f->radius, f->scale, f->offset, ref);
+  }
+}
+
+/* One filter of a wide shape on im under every border, wide within 1 of
+ * the reference, box and blocks exactly (blocks ignore the border: every
+ * policy must give the same) */
+static void
+check_shape (const char *what, const Image * im, const CcFilter * f,
+    uint32_t * ref)
+{
+  tolerance = f->shape == CC_SHAPE_WIDE ? 1 : 0;
+  for (int b = 0; b < 4; b++) {
+    char name[240];
+    snprintf (name, sizeof (name), "%s %s r%d border %s", what,
+        shape_name (f->shape), f->radius, border_names[b]);
+    shape_reference (im, f, (CcBorder) b, ref);
+    check_case (name, im, f, (CcBorder) b, ref, 0, 0);
+  }
+  tolerance = 1;
+}
+
+/* The wide shapes on random planes: 1x1, 3x700 and 5x4 (smaller than every
+ * filter here but r0-r1), 257x129 (odd, several blocks and tiles), 40x33;
+ * 8-bit, 16-bit and 10 bits above 6 padding bits (P010); one sample per
+ * pixel and components of 2- and 4-sample pixels; every radius of
+ * radii_wide and radii_sums under every border. 1920x1080 (not in quick
+ * runs) 8-bit at the largest radius: many tiles and column chunks. */
+static void
+test_wide_shapes (RefRng * rng)
+{
+  static const struct {
+    int width, height, pixel_stride;
+  } planes[] = { {1, 1, 1}, {3, 700, 2}, {257, 129, 1}, {5, 4, 4},
+  {40, 33, 2}, {1920, 1080, 1}
+  };
+  static const CcShape shapes[] = { CC_SHAPE_WIDE, CC_SHAPE_BOX,
+    CC_SHAPE_BLOCKS
+  };
+  const int quick = getenv ("CUDACONV_TEST_QUICK") != NULL;
+  static CcFilter f;
+
+  for (size_t p = 0; p < sizeof (planes) / sizeof (planes[0]); p++) {
+    const int big = planes[p].width * planes[p].height > 100000;
+    if (big && quick) {
+      printf ("quick: wide shapes %dx%d skipped\n", planes[p].width,
+          planes[p].height);
+      continue;
+    }
+    for (int kind = 0; kind < 3; kind++) {
+      /* 8-bit, 16-bit, P010-like 10 bits << 6 */
+      const int bytes = kind ? 2 : 1, ps = planes[p].pixel_stride;
+      Image im;
+      uint32_t *ref;
+      char what[160];
+      if (big && kind != 0)
+        continue;
+      image_init (&im, rng, planes[p].width, planes[p].height, bytes, ps,
+          ps - 1, (RowLayout) ((p + kind) % 3));
+      if (kind == 2)
+        image_set_bits (&im, 10, 6);
+      ref = malloc (sizeof (uint32_t) * im.width * im.height);
+      snprintf (what, sizeof (what), "%dx%d stride %d %s", im.width,
+          im.height, ps, kind == 0 ? "8-bit" : kind == 1 ? "16-bit" :
+          "10-bit << 6");
+      for (size_t k = 0; k < sizeof (shapes) / sizeof (shapes[0]); k++) {
+        const int *radii = shapes[k] == CC_SHAPE_WIDE ? radii_wide :
+            radii_sums;
+        for (int ri = 0; radii[ri] >= 0; ri++) {
+          if (big && radii[ri] != 127)
+            continue;
+          shape_filter (rng, shapes[k], radii[ri], &f);
+          check_shape (what, &im, &f, ref);
+        }
+      }
+      free (ref);
+      image_clear (&im);
+    }
+  }
+}
+
+#ifndef KERNELS_CUDA
+/* cc_cpu_convolve_pixels with the wide shapes: each component of 2- and
+ * 4-sample pixels as cc_cpu_convolve gives it, the row padding untouched */
+static void
+test_shape_pixels (RefRng * rng)
+{
+  static const CcShape shapes[] = { CC_SHAPE_WIDE, CC_SHAPE_BOX,
+    CC_SHAPE_BLOCKS
+  };
+  static CcFilter f;
+
+  for (int ps = 2; ps <= 4; ps += 2) {
+    for (int bytes = 1; bytes <= 2; bytes++) {
+      for (size_t k = 0; k < sizeof (shapes) / sizeof (shapes[0]); k++) {
+        Image im;
+        uint32_t *ref;
+        int bad = 0, rc;
+        size_t stray = (size_t) -1;
+
+        image_init (&im, rng, 45, 38, bytes, ps, 0, ROWS_UNALIGNED);
+        ref = malloc (sizeof (uint32_t) * im.width * im.height);
+        shape_filter (rng, shapes[k], ps == 2 ? 16 : 2, &f);
+        CcComponent src = channel_of (&im, im.in);
+        CcComponent dst = channel_of (&im, im.out);
+        memset (im.out, POISON, im.pitch * im.height);
+        n_cases++;
+        rc = cc_cpu_convolve_pixels (&src, &dst, &f, CC_BORDER_MIRROR, 3);
+        for (int c = 0; c < ps && rc == 0; c++) {
+          im.channel = c;
+          shape_reference (&im, &f, CC_BORDER_MIRROR, ref);
+          for (int y = 0; y < im.height; y++)
+            for (int x = 0; x < im.width; x++) {
+              const unsigned o = out_sample (&im, x, y);
+              const unsigned r = ref[(size_t) y * im.width + x];
+              bad += (o > r ? o - r : r - o) > (f.shape == CC_SHAPE_WIDE);
+            }
+        }
+        im.channel = 0;
+        for (size_t i = 0; i < im.pitch * im.height && stray == (size_t) -1;
+            i++)
+          if (i % im.pitch >= (size_t) im.width * ps * bytes
+              && im.out[i] != POISON)
+            stray = i;
+        if (rc != 0 || bad || stray != (size_t) -1) {
+          n_failed++;
+          printf ("FAIL whole pixels %s stride %d %d-bit: rc %d, %d samples "
+              "off, stray byte %lld\n", shape_name (shapes[k]), ps,
+              8 * bytes, rc, bad,
+              stray == (size_t) -1 ? -1LL : (long long) stray);
+        }
+        free (ref);
+        image_clear (&im);
+      }
+    }
+  }
+}
+#endif
+
 #ifdef KERNELS_CUDA
 #define ORDER_WIDTH 3840
 #define ORDER_HEIGHT 2160
@@ -836,7 +1056,7 @@ launch_pair (const QueuedLaunch * pair, CcStrategy strategy, int synchronise)
       e = cudaDeviceSynchronize ();
     if (e == cudaSuccess)
       e = cc_cuda_convolve (pair[k].src, pair[k].dst, pair[k].filter,
-          CC_BORDER_CLAMP, strategy, 0, pair[k].flags, NULL);
+          CC_BORDER_CLAMP, strategy, NULL, 0, 0, pair[k].flags, NULL);
   }
   return e;
 }
@@ -958,12 +1178,16 @@ static void
 test_family_coverage (void)
 {
   for (int f = 0; f < CC_N_FAMILIES; f++) {
-    const int *radii = variants[f].separable ? radii_separable : radii_2d;
+    const int wide = f >= CC_FAMILY_SEPARABLE_WIDE;
+    const int *radii = f == CC_FAMILY_SEPARABLE_WIDE ? radii_wide :
+        wide ? radii_sums : variants[f].separable ? radii_separable :
+        radii_2d;
     for (int bytes = 1; bytes <= 2; bytes++) {
       int lo, hi;
       if (!cc_family_radii ((CcFamily) f, (CcSampleType) bytes, &lo, &hi))
         continue;
-      for (int ri = 0; radii[ri] > 0; ri++) {
+      /* the taps' lists end in 0, the wide shapes' in -1 */
+      for (int ri = 0; wide ? radii[ri] >= 0 : radii[ri] > 0; ri++) {
         if (radii[ri] < lo || radii[ri] > hi)
           continue;
         for (int b = 0; b < 4; b++) {
@@ -990,30 +1214,42 @@ test_selector (void)
     CcStrategy strategy;
     int bytes, radius, separable, width, height, unaligned;
     CcFamily want;
+    CcShape shape;
   } cases[] = {
     {CC_STRATEGY_TILED_HALO, 1, 1, 0, 1920, 1080, 0,
-        CC_FAMILY_2D_STRIP_TILED_HALO},
+        CC_FAMILY_2D_STRIP_TILED_HALO, CC_SHAPE_TAPS},
     {CC_STRATEGY_CACHE_HALO, 2, 2, 0, 1920, 1080, 0,
-        CC_FAMILY_2D_STRIP_CACHE_HALO},
-    {CC_STRATEGY_TILED_HALO, 1, 2, 0, 1920, 1080, 1, CC_FAMILY_2D_ROW_BLOCK},
-    {CC_STRATEGY_TILED_HALO, 2, 3, 0, 1920, 1080, 0, CC_FAMILY_2D_TILED_HALO},
-    {CC_STRATEGY_CACHE_HALO, 1, 3, 0, 1920, 1080, 0, CC_FAMILY_2D_CACHE_HALO},
+        CC_FAMILY_2D_STRIP_CACHE_HALO, CC_SHAPE_TAPS},
+    {CC_STRATEGY_TILED_HALO, 1, 2, 0, 1920, 1080, 1, CC_FAMILY_2D_ROW_BLOCK, CC_SHAPE_TAPS},
+    {CC_STRATEGY_TILED_HALO, 2, 3, 0, 1920, 1080, 0, CC_FAMILY_2D_TILED_HALO, CC_SHAPE_TAPS},
+    {CC_STRATEGY_CACHE_HALO, 1, 3, 0, 1920, 1080, 0, CC_FAMILY_2D_CACHE_HALO, CC_SHAPE_TAPS},
     /* rows that do not move as quads: cache-halo runs the tiled-halo ones */
-    {CC_STRATEGY_CACHE_HALO, 1, 1, 0, 1920, 1080, 1, CC_FAMILY_2D_ROW_BLOCK},
-    {CC_STRATEGY_CACHE_HALO, 2, 3, 0, 1920, 1080, 1, CC_FAMILY_2D_TILED_HALO},
+    {CC_STRATEGY_CACHE_HALO, 1, 1, 0, 1920, 1080, 1, CC_FAMILY_2D_ROW_BLOCK, CC_SHAPE_TAPS},
+    {CC_STRATEGY_CACHE_HALO, 2, 3, 0, 1920, 1080, 1, CC_FAMILY_2D_TILED_HALO, CC_SHAPE_TAPS},
     {CC_STRATEGY_SEPARABLE, 1, 3, 1, 1920, 1080, 0,
-        CC_FAMILY_SEPARABLE_STRIP_MMA},
+        CC_FAMILY_SEPARABLE_STRIP_MMA, CC_SHAPE_TAPS},
     {CC_STRATEGY_SEPARABLE, 2, 2, 1, 1920, 1080, 0,
-        CC_FAMILY_SEPARABLE_STRIP_FP32},
+        CC_FAMILY_SEPARABLE_STRIP_FP32, CC_SHAPE_TAPS},
     {CC_STRATEGY_SEPARABLE, 1, 9, 1, 1920, 1080, 0,
-        CC_FAMILY_SEPARABLE_TILE_MMA},
+        CC_FAMILY_SEPARABLE_TILE_MMA, CC_SHAPE_TAPS},
     {CC_STRATEGY_SEPARABLE, 2, 9, 1, 1920, 1080, 0,
-        CC_FAMILY_SEPARABLE_TILE_FP32},
+        CC_FAMILY_SEPARABLE_TILE_FP32, CC_SHAPE_TAPS},
     /* more strips of rows than a grid has rows of blocks */
     {CC_STRATEGY_CACHE_HALO, 1, 1, 0, 32, 3000000, 0,
-        CC_FAMILY_2D_CACHE_HALO},
+        CC_FAMILY_2D_CACHE_HALO, CC_SHAPE_TAPS},
     {CC_STRATEGY_SEPARABLE, 1, 1, 1, 32, 3000000, 0,
-        CC_FAMILY_SEPARABLE_TILE_FP32},
+        CC_FAMILY_SEPARABLE_TILE_FP32, CC_SHAPE_TAPS},
+    /* the wide shapes run their family whatever the strategy */
+    {CC_STRATEGY_AUTO, 1, 127, 0, 1920, 1080, 0,
+        CC_FAMILY_SEPARABLE_WIDE, CC_SHAPE_WIDE},
+    {CC_STRATEGY_SEPARABLE, 2, 16, 0, 1920, 1080, 1,
+        CC_FAMILY_SEPARABLE_WIDE, CC_SHAPE_WIDE},
+    {CC_STRATEGY_TILED_HALO, 1, 2, 0, 1920, 1080, 0,
+        CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
+    {CC_STRATEGY_AUTO, 2, 127, 0, 32, 3000000, 0,
+        CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
+    {CC_STRATEGY_CACHE_HALO, 1, 0, 0, 1920, 1080, 1,
+        CC_FAMILY_BLOCK_MEAN, CC_SHAPE_BLOCKS},
   };
   static CcFilter f;
   int reached[CC_N_FAMILIES] = { 0 };
@@ -1031,6 +1267,8 @@ test_selector (void)
     cudaError_t e;
 
     f.radius = cases[k].radius;
+    f.shape = cases[k].shape;
+    f.scale = 1.0;
     f.response = CC_RESPONSE_LINEAR;
     f.offset = 0.0f;
     f.separable = cases[k].separable;
@@ -1098,8 +1336,24 @@ test_invalid_arguments (void)
   other_bits.depth = 7;         /* src and dst of different depths */
   negative.radius = -1;
   unknown_response.response = (CcResponse) 7;
+  CcFilter wide_128 = ok, box_128 = ok, blocks_128 = ok, unknown_shape = ok;
+  CcFilter wide_magnitude = ok;
+  wide_128.shape = CC_SHAPE_WIDE;
+  wide_128.radius = CC_MAX_WIDE_RADIUS + 1;
+  box_128.shape = CC_SHAPE_BOX;
+  box_128.radius = CC_MAX_WIDE_RADIUS + 1;
+  blocks_128.shape = CC_SHAPE_BLOCKS;
+  blocks_128.radius = CC_MAX_WIDE_RADIUS + 1;
+  unknown_shape.shape = (CcShape) 7;
+  wide_magnitude.shape = CC_SHAPE_WIDE;
+  wide_magnitude.radius = 1;
+  wide_magnitude.response = CC_RESPONSE_MAGNITUDE;
 
 #ifdef KERNELS_CUDA
+  CcFilter box_ok = ok;
+  box_ok.shape = CC_SHAPE_BOX;
+  box_ok.radius = 2;
+  box_ok.scale = 1.0 / 25.0;
   unsigned char *d;
   if (cudaMalloc ((void **) &d, 128) != cudaSuccess)
     return;
@@ -1111,34 +1365,72 @@ test_invalid_arguments (void)
   other_bits.data = d + 64;
   /* every entry point checks the filter (cc_filter_valid) */
 #define CONVOLVE(s, o, f, border) \
-  cc_cuda_convolve (s, o, f, border, CC_STRATEGY_TILED_HALO, 0, \
+  cc_cuda_convolve (s, o, f, border, CC_STRATEGY_TILED_HALO, NULL, 0, 0, \
       CC_LAUNCH_DEFAULT, NULL)
   CcFamily family;
   expect_rejected ("select for radius 16", cc_cuda_select_family (&good, &out,
           &too_wide, CC_STRATEGY_TILED_HALO, &family));
   expect_rejected ("convolve with no filter", cc_cuda_convolve (&good, &out,
-          NULL, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, 0,
+          NULL, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, NULL, 0, 0,
           CC_LAUNCH_DEFAULT, NULL));
   expect_rejected ("unknown strategy", cc_cuda_convolve (&good, &out,
-          &ok, CC_BORDER_CLAMP, (CcStrategy) 7, 0, CC_LAUNCH_DEFAULT, NULL));
+          &ok, CC_BORDER_CLAMP, (CcStrategy) 7, NULL, 0, 0,
+          CC_LAUNCH_DEFAULT, NULL));
   expect_rejected ("strategy auto, which the tuner resolves",
       cc_cuda_convolve (&good, &out, &ok, CC_BORDER_CLAMP,
-          CC_STRATEGY_AUTO, 0, CC_LAUNCH_DEFAULT, NULL));
+          CC_STRATEGY_AUTO, NULL, 0, 0, CC_LAUNCH_DEFAULT, NULL));
   expect_rejected ("separable strategy on a 2D filter",
       cc_cuda_convolve (&good, &out, &ok, CC_BORDER_CLAMP,
-          CC_STRATEGY_SEPARABLE, 0, CC_LAUNCH_DEFAULT, NULL));
+          CC_STRATEGY_SEPARABLE, NULL, 0, 0, CC_LAUNCH_DEFAULT, NULL));
   expect_rejected ("a separable family on a 2D filter",
       cc_cuda_convolve_family (CC_FAMILY_SEPARABLE_TILE_FP32, &good, &out,
-          &ok, CC_BORDER_CLAMP, 0, CC_LAUNCH_DEFAULT));
+          &ok, CC_BORDER_CLAMP, NULL, 0, 0, CC_LAUNCH_DEFAULT));
+  expect_rejected ("a taps family on a box",
+      cc_cuda_convolve_family (CC_FAMILY_2D_TILED_HALO, &good, &out,
+          &box_ok, CC_BORDER_CLAMP, NULL, 0, 0, CC_LAUNCH_DEFAULT));
   expect_rejected ("unknown family", cc_cuda_convolve_family
       ((CcFamily) CC_N_FAMILIES, &good, &out, &ok, CC_BORDER_CLAMP,
-          0, CC_LAUNCH_DEFAULT));
+          NULL, 0, 0, CC_LAUNCH_DEFAULT));
   expect_rejected ("unknown launch flag", cc_cuda_convolve (&good, &out,
-          &ok, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, 0,
+          &ok, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, NULL, 0, 0,
           (CcLaunchFlags) 6, NULL));
   expect_rejected ("tuner without a result pointer",
-      cc_cuda_fastest_strategy (&good, &out, &ok, CC_BORDER_CLAMP, 0,
-          NULL, NULL));
+      cc_cuda_fastest_strategy (&good, &out, &ok, CC_BORDER_CLAMP, NULL, 0,
+          0, NULL, NULL));
+  {
+    /* a box needs its workspace: none, or a byte too little, is refused
+     * by every entry point */
+    const size_t need = cc_cuda_workspace_bytes (&good, &box_ok);
+    void *work = NULL;
+    CcStrategy st;
+    n_cases++;
+    if (need == 0 || cudaMalloc (&work, need) != cudaSuccess) {
+      n_failed++;
+      printf ("FAIL a box's workspace: %zu bytes\n", need);
+    } else {
+      expect_rejected ("box without workspace", cc_cuda_convolve (&good,
+              &out, &box_ok, CC_BORDER_CLAMP, CC_STRATEGY_AUTO, NULL, 0, 0,
+              CC_LAUNCH_DEFAULT, NULL));
+      expect_rejected ("box with a workspace too small",
+          cc_cuda_convolve (&good, &out, &box_ok, CC_BORDER_CLAMP,
+              CC_STRATEGY_AUTO, work, need - 1, 0, CC_LAUNCH_DEFAULT, NULL));
+      expect_rejected ("box family with a workspace too small",
+          cc_cuda_convolve_family (CC_FAMILY_BOX_RUNNING_SUM, &good, &out,
+              &box_ok, CC_BORDER_CLAMP, work, need - 1, 0,
+              CC_LAUNCH_DEFAULT));
+      expect_rejected ("tuner with a workspace too small",
+          cc_cuda_fastest_strategy (&good, &out, &box_ok, CC_BORDER_CLAMP,
+              work, need - 1, 0, &st, NULL));
+      n_cases++;
+      if (cc_cuda_convolve (&good, &out, &box_ok, CC_BORDER_CLAMP,
+              CC_STRATEGY_AUTO, work, need, 0, CC_LAUNCH_DEFAULT,
+              NULL) != cudaSuccess || cudaDeviceSynchronize () != cudaSuccess) {
+        n_failed++;
+        printf ("FAIL box with its workspace refused\n");
+      }
+    }
+    cudaFree (work);
+  }
 #else
 #define CONVOLVE(s, o, f, border) cc_cpu_convolve (s, o, f, border, 1)
 #endif
@@ -1164,6 +1456,16 @@ test_invalid_arguments (void)
           &out, &ok, CC_BORDER_CLAMP));
   expect_rejected ("different depths", CONVOLVE (&good, &other_bits, &ok,
           CC_BORDER_CLAMP));
+  expect_rejected ("wide radius 128", CONVOLVE (&good, &out, &wide_128,
+          CC_BORDER_CLAMP));
+  expect_rejected ("box radius 128", CONVOLVE (&good, &out, &box_128,
+          CC_BORDER_CLAMP));
+  expect_rejected ("blocks radius 128", CONVOLVE (&good, &out, &blocks_128,
+          CC_BORDER_CLAMP));
+  expect_rejected ("unknown shape", CONVOLVE (&good, &out, &unknown_shape,
+          CC_BORDER_CLAMP));
+  expect_rejected ("a wide shape with a magnitude response", CONVOLVE (&good,
+          &out, &wide_magnitude, CC_BORDER_CLAMP));
 #ifdef KERNELS_CUDA
   cudaFree (d);
 #endif
@@ -1194,6 +1496,10 @@ main (void)
 #endif
   test_depths (&rng);
   test_huge_weights (&rng);
+  test_wide_shapes (&rng);
+#ifndef KERNELS_CUDA
+  test_shape_pixels (&rng);
+#endif
 #ifdef KERNELS_CUDA
   test_long_strips (&rng);
   test_launch_order (&rng);
