@@ -1,7 +1,7 @@
 /* cudaconv benchmark: per-plane kernel times and the element's frame rate.
  *
  *   cudaconv-bench [--kernels] [--element] [--live] [--once] [--cpu-peers]
- *                  [--crop] [--regions] [--packed] [--cuda-memory]
+ *                  [--crop] [--regions] [--packed] [--wide] [--cuda-memory]
  *                  [--streams LIST]
  *                  [--cuda-streams LIST] [--separate-contexts]
  *                  [--devices LIST] [--decode FILES]
@@ -52,7 +52,7 @@ main (int argc, char **argv)
   gboolean kernels = FALSE, element = FALSE, live = FALSE, once = FALSE;
   gboolean cpu_peers = FALSE, crop = FALSE, packed = FALSE;
   gboolean regions = FALSE;
-  gboolean cuda_memory = FALSE;
+  gboolean cuda_memory = FALSE, wide = FALSE;
   Bench bench = { .frames = 1000 };
   gchar *size = NULL, *format = NULL, *props = NULL, *streams = NULL;
   gchar *rows = NULL;
@@ -60,6 +60,9 @@ main (int argc, char **argv)
   gchar *csv_path = NULL;
   GOptionEntry entries[] = {
     {"kernels", 0, 0, G_OPTION_ARG_NONE, &kernels, "Time the kernels", NULL},
+    {"wide", 0, 0, G_OPTION_ARG_NONE, &wide,
+        "The wide shapes (box, gaussian r63, blocks) against their targets; "
+          "also --rows wide", NULL},
     {"packed", 0, 0, G_OPTION_ARG_NONE, &packed,
         "Time the 2D kernels on components of packed pixels", NULL},
     {"element", 0, 0, G_OPTION_ARG_NONE, &element, "Time the element", NULL},
@@ -98,7 +101,7 @@ main (int argc, char **argv)
         "cudaconv properties (kernel=gaussian radius=2)", "P"},
     {"rows", 0, 0, G_OPTION_ARG_STRING, &rows,
           "Element table: only these rows (pool, registered, staged, "
-          "depth1, cudaupload, cpu)", "LIST"},
+          "depth1, cudaupload, cpu); wide: the wide shapes' table", "LIST"},
     {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_path,
         "Append machine-readable result rows to this file", "FILE"},
     {NULL}
@@ -133,9 +136,16 @@ main (int argc, char **argv)
     fprintf (stderr, "cannot open %s\n", csv_path);
     return 2;
   }
+  /* --rows wide names the wide shapes' table, alone unless others are
+   * asked for */
+  if (rows) {
+    gchar **names = g_strsplit (rows, ",", -1);
+    wide |= g_strv_contains ((const gchar * const *) names, "wide");
+    g_strfreev (names);
+  }
   if (!kernels && !packed && !element && !live && !once && !cpu_peers
       && !crop && !regions && !streams && !cuda_memory && !cuda_streams
-      && !decode)
+      && !decode && !wide)
     kernels = element = live = crop = regions = cuda_memory = TRUE;
   if (!format)
     format = g_strdup ("I420");
@@ -154,6 +164,8 @@ main (int argc, char **argv)
 #endif
     cpu_kernel_table ();
   }
+  if (wide)
+    status |= wide_table (&bench);
   if (packed) {
 #ifdef HAVE_CUDA
     status |= cuda_packed_table (&bench);
