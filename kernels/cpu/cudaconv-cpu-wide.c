@@ -297,17 +297,21 @@ box_row_sums (const ShapeJob *job, int y, int x0, int n, uint32_t *padded,
     memset (out, 0, sizeof (uint32_t) * (size_t) n);
     return;
   }
-  /* the columns inside the plane in one load, the ghosts one by one */
+  /* the columns inside the plane in one load, the ghosts one by one from
+   * the source (wrap and mirror reach columns outside the strip's span) */
   const int in0 = x0 - r > 0 ? x0 - r : 0;
   const int in1 = x0 + n + r < w ? x0 + n + r : w;
   load_values (src, y, in0, in1 - in0, padded + (in0 - (x0 - r)));
-  for (int x = x0 - r; x < in0; x++) {
+  for (int x = x0 - r; x < x0 + n + r; x++) {
+    if (x == in0)
+      x = in1;
+    if (x >= x0 + n + r)
+      break;
     const int bx = cc_border_index (x, w, job->border);
-    padded[x - (x0 - r)] = bx < 0 ? 0 : padded[bx - (x0 - r)];
-  }
-  for (int x = in1; x < x0 + n + r; x++) {
-    const int bx = cc_border_index (x, w, job->border);
-    padded[x - (x0 - r)] = bx < 0 ? 0 : padded[bx - (x0 - r)];
+    if (bx < 0)
+      padded[x - (x0 - r)] = 0;
+    else
+      load_values (src, y, bx, 1, padded + (x - (x0 - r)));
   }
   window_sums (out, padded, n, 2 * r + 1);
 }
