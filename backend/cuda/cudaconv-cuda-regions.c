@@ -38,8 +38,8 @@ copy_samples (const CcComponent * from, const CcComponent * to,
     cudaStream_t stream, GError ** error)
 {
   return CUDACONV_CHECK (cc_cuda_convolve (from, to, &copy_filter,
-          CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, stream, CC_LAUNCH_DEFAULT,
-          NULL), error);
+          CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, NULL, 0, stream,
+          CC_LAUNCH_DEFAULT, NULL), error);
 }
 
 /* The slot's scratch holds at least bytes; growing it waits for the
@@ -58,6 +58,23 @@ scratch_for (FrameSlot * slot, gsize bytes, GError ** error)
   if (!CUDACONV_CHECK (cudaMalloc (&slot->scratch, bytes), error))
     return FALSE;
   slot->scratch_size = bytes;
+  return TRUE;
+}
+
+/* The slot's workspace (configure made it for the largest component)
+ * holds at least bytes, for a stack of windows that outgrows it. */
+static gboolean
+workspace_for (FrameSlot * slot, gsize bytes, GError ** error)
+{
+  if (bytes <= slot->workspace_bytes)
+    return TRUE;
+  cudaFree (slot->workspace);
+  slot->workspace = NULL;
+  slot->workspace_bytes = 0;
+  bytes += bytes / 2;
+  if (!CUDACONV_CHECK (cudaMalloc (&slot->workspace, bytes), error))
+    return FALSE;
+  slot->workspace_bytes = bytes;
   return TRUE;
 }
 
@@ -121,9 +138,12 @@ cudaconv_cuda_run_pieces (CudaBackend * cuda, FrameSlot * slot,
     CcComponent filtered = scratch_window (slot, &window, &pieces[k].window,
         offsets[k]);
     filtered.pitch = GST_ROUND_UP_16 (filtered.pitch);
+    /* a window is no larger than its part, for which the workspace is
+     * made */
     if (!CUDACONV_CHECK (cc_cuda_convolve (&window, &filtered, filter,
-                job->border, piece_strategy (job, filter), slot->stream,
-                CC_LAUNCH_DEFAULT, NULL), error))
+                job->border, piece_strategy (job, filter), slot->workspace,
+                slot->workspace_bytes, slot->stream, CC_LAUNCH_DEFAULT,
+                NULL), error))
       return FALSE;
   }
   for (guint k = 0; k < n; k++) {
@@ -395,9 +415,12 @@ cudaconv_cuda_enqueue_regions_mapped (CudaBackend * cuda, FrameSlot * slot,
     stacked_in.pixel_stride = 1;
     stacked_out = stacked_in;
     stacked_out.data = (guint8 *) stacked_in.data + mo->pitch * mo->height;
-    if (!CUDACONV_CHECK (cc_cuda_convolve (&stacked_in, &stacked_out,
+    if (!workspace_for (slot, cc_cuda_workspace_bytes (&stacked_in,
+                job->filter), error)
+        || !CUDACONV_CHECK (cc_cuda_convolve (&stacked_in, &stacked_out,
                 job->filter, job->border, piece_strategy (job, job->filter),
-                slot->stream, CC_LAUNCH_DEFAULT, NULL), error))
+                slot->workspace, slot->workspace_bytes, slot->stream,
+                CC_LAUNCH_DEFAULT, NULL), error))
       return FALSE;
   }
   return copy_mosaic_patches (slot, mosaics, n, FALSE, job->border, error)
