@@ -148,9 +148,11 @@ process_component (CpuBackend * cpu, const CudaConvJob * job, gint c,
 
   cudaconv_plan_parts (plan, c, dst, dst_pitch, d);
   for (guint k = 0; k < n && rc == 0; k++) {
-    if (cudaconv_plan_has_regions (plan))
-      rc = process_pieces (cpu, job, c, k, &s[k], &d[k]);
-    else if (whole_pixels)
+    if (cudaconv_plan_has_regions (plan)) {
+      /* a component left out stays as the plane's copy has it */
+      if (plan->action[c] != CUDACONV_ACTION_COPY)
+        rc = process_pieces (cpu, job, c, k, &s[k], &d[k]);
+    } else if (whole_pixels)
       rc = cc_cpu_convolve_pixels (&s[k], &d[k], job->filter, job->border,
           cpu->n_threads);
     else if (plan->action[c] == CUDACONV_ACTION_FILTER)
