@@ -90,7 +90,12 @@ cudaconv_preset_weights (GstCudaConvKernel kernel, int radius, double sigma,
   const int side = 2 * radius + 1;
 
   g_return_val_if_fail (out != NULL, FALSE);
-  g_return_val_if_fail (radius >= 0 && radius <= CC_MAX_RADIUS, FALSE);
+  /* the 3x3 presets ignore the radius, which may be up to 127; wider box,
+   * gaussian and sharpen filters are made by cudaconv-wide-filter.c */
+  if (kernel == GST_CUDACONV_KERNEL_BOX
+      || kernel == GST_CUDACONV_KERNEL_GAUSSIAN
+      || kernel == GST_CUDACONV_KERNEL_SHARPEN)
+    g_return_val_if_fail (radius >= 0 && radius <= CC_MAX_RADIUS, FALSE);
 
   switch (kernel) {
     case GST_CUDACONV_KERNEL_IDENTITY:

@@ -14,8 +14,9 @@ G_BEGIN_DECLS
 double cudaconv_gaussian_sigma (int radius, double sigma);
 
 /* Fills out with the preset's weights. radius is used by box, gaussian and
- * sharpen and ignored by the fixed 3x3 presets. Returns FALSE for
- * GST_CUDACONV_KERNEL_CUSTOM, whose weights come from the matrix. */
+ * sharpen (at most CC_MAX_RADIUS here) and ignored by the fixed 3x3
+ * presets. Returns FALSE for GST_CUDACONV_KERNEL_CUSTOM, whose weights come
+ * from the matrix, and for pixelate, which has none (cudaconv-wide-filter.h). */
 gboolean cudaconv_preset_weights (GstCudaConvKernel kernel, int radius,
     double sigma, CudaConvWeights * out);
 
