@@ -11,13 +11,17 @@ build=${CUDACONV_BUILD_DIR:-$root/build}
 
 # g++: meson builds CUDA only beside a C++ compiler; dpkg-dev: meson asks
 # dpkg-architecture for the multiarch libdir (lib/x86_64-linux-gnu), where
-# GStreamer looks for plugins, and takes lib64 without it.
+# GStreamer looks for plugins, and takes lib64 without it. The privacy blur
+# (its test, pipelines and picture) takes facedetect from
+# gstreamer1.0-opencv, its face cascade from opencv-data and the photo
+# messi5.jpg from opencv-doc.
 packages="gcc g++ libc6-dev dpkg-dev pkg-config meson ninja-build
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad libgstreamer-plugins-bad1.0-dev gstreamer1.0-x
   valgrind python3-gi
-  gir1.2-gst-plugins-base-1.0"
+  gir1.2-gst-plugins-base-1.0
+  gstreamer1.0-opencv opencv-data opencv-doc"
 missing=$(for p in $packages; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then
   echo "cudaconv: installing $(echo $missing)" >&2
