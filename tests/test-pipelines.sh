@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every script in pipelines/ to EOS on bounded sources and checks what
-# they wrote. Called by meson with the build directory as $1.
+# Runs every script in pipelines/, and tools/privacy-picture.sh, to EOS on
+# bounded sources and checks what they wrote. Called by meson with the
+# build directory as $1.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 export CUDACONV_BUILD_DIR=$1
@@ -48,6 +49,36 @@ if gst-inspect-1.0 compositor >/dev/null 2>&1 &&
   check gallery-size bash -c "[ \"\$(od -An -tx1 -j16 -N8 '$work/presets.png' | tr -d ' ')\" = 000005000000021c ]"
 else
   echo "skipped: gallery (no compositor or textoverlay here)"
+fi
+
+# the privacy blur behind OpenCV's facedetect (gstreamer1.0-opencv, which
+# the GPU machine does not have): the webcam script on a picture without
+# faces, then messi5.jpg (opencv-doc), whose one face it finds; radius=7
+# keeps them quick
+photo=/usr/share/doc/opencv-doc/examples/data/messi5.jpg
+if gst-inspect-1.0 facedetect >/dev/null 2>&1 && [ -f "$photo" ]; then
+  check privacy-webcam-help "$root/pipelines/privacy-webcam.sh" --help
+  check privacy-webcam env CUDACONV_SOURCE="$webcam,format=YUY2" \
+    "$root/pipelines/privacy-webcam.sh" radius=7
+  check privacy-webcam-background env CUDACONV_SOURCE="$webcam,format=YUY2" \
+    "$root/pipelines/privacy-webcam.sh" --background --min-face 20 radius=7
+  check privacy-file-help "$root/pipelines/privacy-file.sh" --help
+  check privacy-file-picture "$root/pipelines/privacy-file.sh" "$photo" "$work/face.png" radius=7
+  gst-launch-1.0 -q filesrc location="$photo" ! decodebin ! videoconvert ! \
+    pngenc ! filesink location="$work/photo.png"
+  check privacy-file-picture-changed bash -c "[ -s '$work/face.png' ] && ! cmp -s '$work/photo.png' '$work/face.png'"
+  gst-launch-1.0 -q filesrc location="$photo" ! jpegdec ! imagefreeze num-buffers=10 ! \
+    video/x-raw,framerate=10/1 ! jpegenc ! avimux ! filesink location="$work/photo.avi"
+  check privacy-file-video "$root/pipelines/privacy-file.sh" --pixelate "$work/photo.avi" \
+    "$work/face.webm" radius=3
+  check privacy-file-video-size test -s "$work/face.webm"
+  if gst-inspect-1.0 compositor >/dev/null 2>&1 &&
+    gst-inspect-1.0 textoverlay >/dev/null 2>&1; then
+    check privacy-picture "$root/tools/privacy-picture.sh" "$work/privacy.png"
+    check privacy-picture-size test -s "$work/privacy.png"
+  fi
+else
+  echo "skipped: privacy-webcam, privacy-file, privacy-picture (no facedetect or messi5.jpg here)"
 fi
 
 # a refused value on the command line ends in an ERROR (gst-launch-1.0
