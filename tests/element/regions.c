@@ -1281,12 +1281,10 @@ GST_START_TEST (test_region_radius_scale)
 
 GST_END_TEST;
 
-/* NEEDS THE WIDE KERNELS (kernel=pixelate, radii 16..127), which another
- * branch brings to kernels/: expected to fail until it lands. Pixelate
- * inside and outside (blocks from the plane's origin, the region's
+/* The wide shapes in regions: pixelate inside and outside (blocks from the plane's origin, the region's
  * samples as region=frame has them), gaussian of radius 20 and box of 31,
  * and region-radius-scale giving radii past 15. */
-GST_START_TEST (test_needs_wide_kernels_pixelate_and_radius_over_15)
+GST_START_TEST (test_wide_shapes)
 {
   static const Box boxes[] = { {13, 7, 21, 15}, {51, 30, 9, 11} };
   static const Box big[] = { {2, 2, 60, 50}, {70, 10, 20, 20} };
@@ -1627,7 +1625,7 @@ add_tests (TCase * tc)
   tcase_add_test (tc, test_regions_in_cuda_memory);
 #endif
   /* last: expected to fail until the wide kernels land */
-  tcase_add_test (tc, test_needs_wide_kernels_pixelate_and_radius_over_15);
+  tcase_add_test (tc, test_wide_shapes);
 }
 
 const ElementTopic element_topic = { "regions", add_tests, NULL };
