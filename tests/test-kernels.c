@@ -144,6 +144,15 @@ channel_of (const Image * im, unsigned char *base)
   return c;
 }
 
+static int verbose;
+/* Runs a test function, named first where verbose */
+#define RUN(test, ...) \
+  do { \
+    if (verbose) \
+      printf ("test %s\n", #test); \
+    test (__VA_ARGS__); \
+  } while (0)
+
 /* 0 when it ran, NOT_TAKEN, -1 on an error */
 static int
 run_variant (const Variant * v, const Image * im, const CcFilter * f,
@@ -263,6 +272,10 @@ check_case (const char *what, const Image * im, const CcFilter * f,
     int rc;
     if (variants[v].separable && (fill || !cc_filter_is_separable (f)))
       continue;
+    /* CUDACONV_TEST_VERBOSE=1 names each case before it runs, line by
+     * line, so that a crash shows where it happened */
+    if (verbose)
+      printf ("case %s [%s]\n", what, variants[v].name);
 #ifdef KERNELS_CUDA
     /* the 2D families run the 2D cases; one variant fills */
     if (fill ? variants[v].family != TUNED : !variants[v].separable
@@ -1272,7 +1285,8 @@ test_selector (void)
     f.response = CC_RESPONSE_LINEAR;
     f.offset = 0.0f;
     f.separable = cases[k].separable;
-    for (int i = 0; i < side * side; i++)
+    /* the wide shapes hold no 2D table: their sides pass its size */
+    for (int i = 0; f.shape == CC_SHAPE_TAPS && i < side * side; i++)
       f.taps[i] = 1.0f / (side * side);
     for (int i = 0; i < side; i++)
       f.col_taps[i] = f.row_taps[i] = 1.0f / side;
@@ -1476,6 +1490,10 @@ main (void)
 {
   RefRng rng;
 
+  verbose = getenv ("CUDACONV_TEST_VERBOSE") != NULL;
+  if (verbose)
+    setvbuf (stdout, NULL, _IOLBF, 0);
+
 #ifdef KERNELS_CUDA
   int count = 0;
   cudaError_t e = cudaGetDeviceCount (&count);
@@ -1486,27 +1504,27 @@ main (void)
   }
 #endif
   ref_rng_seed (&rng, ref_test_seed ());
-  test_sizes_radii_borders (&rng);
-  test_separable (&rng);
-  test_interleaved (&rng);
-  test_magnitude (&rng);
-  test_fill (&rng);
+  RUN (test_sizes_radii_borders, &rng);
+  RUN (test_separable, &rng);
+  RUN (test_interleaved, &rng);
+  RUN (test_magnitude, &rng);
+  RUN (test_fill, &rng);
 #ifndef KERNELS_CUDA
-  test_whole_pixels (&rng);
+  RUN (test_whole_pixels, &rng);
 #endif
-  test_depths (&rng);
-  test_huge_weights (&rng);
-  test_wide_shapes (&rng);
+  RUN (test_depths, &rng);
+  RUN (test_huge_weights, &rng);
+  RUN (test_wide_shapes, &rng);
 #ifndef KERNELS_CUDA
-  test_shape_pixels (&rng);
+  RUN (test_shape_pixels, &rng);
 #endif
 #ifdef KERNELS_CUDA
-  test_long_strips (&rng);
-  test_launch_order (&rng);
-  test_family_coverage ();
-  test_selector ();
+  RUN (test_long_strips, &rng);
+  RUN (test_launch_order, &rng);
+  RUN (test_family_coverage);
+  RUN (test_selector);
 #endif
-  test_invalid_arguments ();
+  RUN (test_invalid_arguments);
   printf ("%d passed, %d failed\n", n_cases - n_failed, n_failed);
   return n_failed ? 1 : 0;
 }
