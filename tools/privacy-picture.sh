@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes the picture of the privacy blur (docs/privacy-blur.png): OpenCV's
 # messi5.jpg through facedetect display=false, then cudaconv region=inside,
-# side by side: the original and the gaussian blur. Each tile is the part of
+# side by side: the original, pixelate and the gaussian blur. Each tile is the part of
 # the photo around the face facedetect found, enlarged twice (nearest
 # neighbour, so pixelate's blocks stay sharp), with its settings written on
 # it. Only GStreamer's elements and cudaconv make it.
@@ -18,7 +18,7 @@ crop_w=160 crop_h=120 zoom=2
 # label, then cudaconv's properties ("" for the original)
 tiles=(
   "original" ""
-  # "pixelate radius=3 region-margin=0.25" "region=inside kernel=pixelate radius=3 region-margin=0.25"
+  "pixelate radius=3 region-margin=0.25" "region=inside kernel=pixelate radius=3 region-margin=0.25"
   "gaussian radius=15 region-margin=0.25" "region=inside kernel=gaussian radius=15 region-margin=0.25"
 )
 
