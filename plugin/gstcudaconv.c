@@ -395,9 +395,14 @@ gst_cudaconv_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
 static void
 gst_cudaconv_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
 {
-  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment,
-      GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP (buffer));
+  GstClockTime stream_time;
 
+  /* a source without a parser (multifilesrc) sends a BYTES segment: no
+   * stream time, nothing to animate */
+  if (trans->segment.format != GST_FORMAT_TIME)
+    return;
+  stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_TIMESTAMP (buffer));
   if (GST_CLOCK_TIME_IS_VALID (stream_time))
     gst_object_sync_values (GST_OBJECT (trans), stream_time);
 }
