@@ -49,6 +49,8 @@ typedef struct {
   void *mid;   /* the row phase's output: one row of width entries per
                 * source row */
   int n_tasks; /* bands or strips of the phase running */
+  int n_strips; /* the column phase of wide: strips, each cut into
+                 * n_tasks / n_strips bands of rows */
   int status[CC_CPU_MAX_THREADS];
 } ShapeJob;
 
@@ -428,9 +430,11 @@ wide_rows (void *data, int band)
 }
 
 /* Wide, column phase: the centre term, then the column factor over the
- * mid rows, a strip of columns down the plane */
+ * mid rows, a band of rows of a strip of columns. Planes narrower than a
+ * strip per thread (a region's window) are cut into bands too, so that
+ * every thread works. */
 static void
-wide_columns (void *data, int strip)
+wide_columns (void *data, int task)
 {
   ShapeJob *job = data;
   const CcComponent *dst = job->dst;
@@ -438,18 +442,19 @@ wide_columns (void *data, int strip)
   const int r = f->radius, side = 2 * r + 1, w = dst->width, h = dst->height;
   const float *mid = job->mid;
   const float raw_offset = cc_component_raw_offset (dst, f->offset);
-  int x0, x1;
+  int x0, x1, y0, y1;
 
-  band_of (w, job->n_tasks, strip, &x0, &x1);
+  band_of (w, job->n_strips, task % job->n_strips, &x0, &x1);
+  band_of (h, job->n_tasks / job->n_strips, task / job->n_strips, &y0, &y1);
   const int n = x1 - x0;
   /* the accumulator, the centre samples, and a zero row for zero ghosts */
   float *acc = calloc ((size_t) n, 3 * sizeof (float));
   float *centre = acc + n, *zero = centre + n;
   if (!acc) {
-    job->status[strip] = ENOMEM;
+    job->status[task] = ENOMEM;
     return;
   }
-  for (int y = 0; y < h; y++) {
+  for (int y = y0; y < y1; y++) {
     const float c = f->centre;
     load_floats (job->src, y, x0, n, centre);
     for (int x = 0; x < n; x++)
@@ -538,12 +543,14 @@ int
 cc_cpu_convolve_shape (const CcComponent *src, const CcComponent *dst,
     const CcFilter *filter, CcBorder border, int n_threads)
 {
-  ShapeJob job = { src, dst, filter, border, NULL, 1, { 0 } };
+  ShapeJob job = { src, dst, filter, border, NULL, 1, 1, { 0 } };
   const int w = src->width, h = src->height;
   int kept = 0, err;
 
   if (n_threads < 1)
     n_threads = 1;
+  if (n_threads > CC_CPU_MAX_THREADS)
+    n_threads = CC_CPU_MAX_THREADS;
   switch (filter->shape) {
     case CC_SHAPE_BLOCKS: {
       const int side = 2 * filter->radius + 1;
@@ -560,9 +567,10 @@ cc_cpu_convolve_shape (const CcComponent *src, const CcComponent *dst,
         return ENOMEM;
       err = run_parts (&job, parts (h, MIN_ROWS_PER_BAND, n_threads),
           wide_rows);
+      job.n_strips = parts (w, MIN_STRIP_COLUMNS, n_threads);
       if (!err)
-        err = run_parts (&job, parts (w, MIN_STRIP_COLUMNS, n_threads),
-            wide_columns);
+        err = run_parts (&job, job.n_strips * parts (h, MIN_ROWS_PER_BAND,
+                n_threads / job.n_strips), wide_columns);
       scratch_give (job.mid, kept);
       return err;
     default:
