@@ -49,13 +49,13 @@ def main():
 
     # The blur grows from radius 1 to 8 and shrinks back over the stream. A
     # normal direct binding maps the control source's 0..1 onto the
-    # property's range (radius: 1..15); values are taken per frame, at the
-    # frame's timestamp.
+    # property's range (radius: 1..127, so 7/126 is radius 8); values are
+    # taken per frame, at the frame's timestamp.
     length = args.frames * Gst.SECOND // 30
     blur = GstController.InterpolationControlSource()
     blur.set_property("mode", GstController.InterpolationMode.LINEAR)
     blur.set(0, 0.0)
-    blur.set(length // 2, 0.5)
+    blur.set(length // 2, 7 / 126)
     blur.set(length, 0.0)
     conv.add_control_binding(
         GstController.DirectControlBinding.new(conv, "radius", blur))
