@@ -6,6 +6,9 @@
 #ifdef ELEMENT_CUDA
 #include <cuda_runtime_api.h>
 #endif
+#if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
+#include <gst/cuda/gstcudabufferpool.h>
+#endif
 
 RefRng rng;
 
@@ -779,3 +782,138 @@ main (int argc, char **argv)
   return gst_check_run_suite (element_suite (no_device), suite_name,
       __FILE__);
 }
+
+#if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
+const MemoryPath memory_paths[4] = {
+  {FALSE, FALSE, "system in, system out"},
+  {TRUE, TRUE, "CUDA in, CUDA out"},
+  {TRUE, FALSE, "CUDA in, system out"},
+  {FALSE, TRUE, "system in, CUDA out"},
+};
+
+void
+path_harness_start (PathHarness * ph, const MemoryPath * path,
+    const gchar * format, gint width, gint height)
+{
+  g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+      "height=%d,framerate=30/1", format, width, height);
+  g_autofree gchar *cuda_caps = g_strdup_printf ("video/x-raw("
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "),format=%s,width=%d,height=%d,"
+      "framerate=30/1", format, width, height);
+  GstElement *element = gst_element_factory_make ("cudaconv", NULL);
+  GstCaps *parsed = gst_caps_from_string (caps);
+
+  memset (ph, 0, sizeof (*ph));
+  ph->path = path;
+  fail_unless (gst_video_info_from_caps (&ph->info, parsed));
+  gst_caps_unref (parsed);
+  /* the backend is chosen when the element starts, which the harness does
+   * at once; the harness's live source makes async-depth=0 one frame at a
+   * time */
+  fail_unless (element != NULL, "no cudaconv element");
+  gst_util_set_object_arg (G_OBJECT (element), "backend", "cuda");
+  ph->h = harness_track (gst_harness_new_with_element (element, "sink",
+          "src"));
+  gst_object_unref (element);
+  /* downstream's caps first: the element negotiates its output when the
+   * input's caps arrive */
+  gst_harness_set_sink_caps_str (ph->h, path->cuda_out ? cuda_caps : caps);
+  gst_harness_set_src_caps_str (ph->h, path->cuda_in ? cuda_caps : caps);
+  ph->context = queried_cuda_context (ph->h->element);
+  fail_unless (ph->context != NULL, "cudaconv answered no context query");
+  if (path->cuda_in) {
+    GstStructure *config;
+
+    /* what a CUDA element upstream sends: frames of a GstCudaBufferPool of
+     * the context it shares with cudaconv */
+    ph->pool = gst_cuda_buffer_pool_new (ph->context);
+    config = gst_buffer_pool_get_config (ph->pool);
+    parsed = gst_caps_from_string (cuda_caps);
+    gst_buffer_pool_config_set_params (config, parsed, ph->info.size, 0, 0);
+    gst_caps_unref (parsed);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    fail_unless (gst_buffer_pool_set_config (ph->pool, config));
+    fail_unless (gst_buffer_pool_set_active (ph->pool, TRUE));
+  }
+}
+
+void
+path_harness_stop (PathHarness * ph)
+{
+  harness_teardown (ph->h);
+  if (ph->pool) {
+    gst_buffer_pool_set_active (ph->pool, FALSE);
+    gst_object_unref (ph->pool);
+  }
+  gst_object_unref (ph->context);
+}
+
+/* Copies every plane of src into dst in whole rows, up to the shorter of
+ * their strides (a row's padding included), with the CUDA runtime in
+ * context, where the CUDA memory on one side lives. */
+static void
+copy_rows (GstVideoFrame * dst, GstVideoFrame * src, GstCudaContext * context,
+    enum cudaMemcpyKind kind)
+{
+  cudaError_t err = cudaSuccess;
+
+  fail_unless (gst_cuda_context_push (context));
+  for (guint p = 0; err == cudaSuccess && p < GST_VIDEO_FRAME_N_PLANES (src);
+      p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+    gst_video_format_info_component (src->info.finfo, p, comp);
+    err = cudaMemcpy2D (GST_VIDEO_FRAME_PLANE_DATA (dst, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (dst, p),
+        GST_VIDEO_FRAME_PLANE_DATA (src, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (src, p),
+        MIN (GST_VIDEO_FRAME_PLANE_STRIDE (dst, p),
+            GST_VIDEO_FRAME_PLANE_STRIDE (src, p)),
+        GST_VIDEO_FRAME_COMP_HEIGHT (src, comp[0]), kind);
+  }
+  /* a copy from pageable memory may return before it lands */
+  if (err == cudaSuccess)
+    err = cudaDeviceSynchronize ();
+  gst_cuda_context_pop (NULL);
+  fail_unless (err == cudaSuccess, "a copy %s CUDA memory failed: %s",
+      kind == cudaMemcpyHostToDevice ? "into" : "out of",
+      cudaGetErrorString (err));
+}
+
+/* The frame in host, in a buffer of ph's CUDA pool */
+GstBuffer *
+frame_to_cuda (PathHarness * ph, GstBuffer * host)
+{
+  GstBuffer *cuda = NULL;
+  GstVideoFrame src, dst;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (ph->pool, &cuda,
+          NULL), GST_FLOW_OK);
+  fail_unless (gst_video_frame_map (&src, &ph->info, host, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&dst, &ph->info, cuda,
+          (GstMapFlags) (GST_MAP_WRITE | GST_MAP_CUDA)));
+  copy_rows (&dst, &src, ph->context, cudaMemcpyHostToDevice);
+  gst_video_frame_unmap (&src);
+  gst_video_frame_unmap (&dst);
+  return cuda;
+}
+
+/* The frame in CUDA memory cuda, in a new buffer of system memory laid out
+ * as ph's caps say */
+GstBuffer *
+frame_from_cuda (PathHarness * ph, GstBuffer * cuda)
+{
+  GstBuffer *host = gst_buffer_new_allocate (NULL, ph->info.size, NULL);
+  GstVideoFrame src, dst;
+
+  fail_unless (gst_video_frame_map (&src, &ph->info, cuda,
+          (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA)));
+  fail_unless (gst_video_frame_map (&dst, &ph->info, host, GST_MAP_WRITE));
+  copy_rows (&dst, &src, GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (cuda,
+              0))->context, cudaMemcpyDeviceToHost);
+  gst_video_frame_unmap (&src);
+  gst_video_frame_unmap (&dst);
+  return host;
+}
+#endif

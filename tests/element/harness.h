@@ -149,4 +149,39 @@ gboolean frames_within_one (GstSample * a, GstSample * b, gchar ** why);
 gboolean pad_in_cuda_memory (GstElement * element, const gchar * pad_name);
 #endif
 
+#if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
+/* Where frames are on either side of cudaconv */
+typedef struct {
+  gboolean cuda_in, cuda_out;
+  const gchar *what;
+} MemoryPath;
+
+/* cudaconv backend=cuda in a harness whose frames are in CUDA memory on
+ * the sides path names. The test writes and reads that memory itself,
+ * whole rows through the CUDA runtime, rather than through cudaupload and
+ * cudadownload: GStreamer's copies (gst_cuda_buffer_copy, and the CUDA
+ * memory's own upload and download) take comp-width * pixel-stride bytes
+ * of a row, the Y samples' bytes in packed 4:2:2, and so leave out the V
+ * of the last pair of an odd-width row. */
+typedef struct {
+  GstHarness *h;
+  const MemoryPath *path;
+  GstVideoInfo info;
+  GstCudaContext *context;      /* the element's */
+  GstBufferPool *pool;          /* of that context, for input in CUDA memory */
+} PathHarness;
+
+/* the four: system or CUDA memory on each side */
+extern const MemoryPath memory_paths[4];
+
+void path_harness_start (PathHarness * ph, const MemoryPath * path,
+    const gchar * format, gint width, gint height);
+void path_harness_stop (PathHarness * ph);
+/* The frame in host, in a buffer of ph's CUDA pool */
+GstBuffer *frame_to_cuda (PathHarness * ph, GstBuffer * host);
+/* The frame in CUDA memory cuda, in a new buffer of system memory laid out
+ * as ph's caps say */
+GstBuffer *frame_from_cuda (PathHarness * ph, GstBuffer * cuda);
+#endif
+
 #endif
