@@ -108,6 +108,11 @@ gboolean gst_cudaconv_propose_allocation (GstBaseTransform * trans,
 gboolean gst_cudaconv_decide_allocation (GstBaseTransform * trans,
     GstQuery * query);
 
+/* gstcudaconv-regions.c: the regions the frame is filtered in or around,
+ * into self->regions, with the filter of each in self->region_filters; a
+ * bad box is left out and said once on the bus. */
+void gst_cudaconv_frame_regions (GstCudaConv * self, GstBuffer * inbuf);
+
 /* gstcudaconv-settings.c: the properties, and the filter the settings
  * make; refusals are reported once (see reject_setting there). */
 void gst_cudaconv_settings_install (GObjectClass * gobject_class);
