@@ -42,39 +42,24 @@ copy_samples (const CcComponent * from, const CcComponent * to,
           CC_LAUNCH_DEFAULT, NULL), error);
 }
 
-/* The slot's scratch holds at least bytes; growing it waits for the
- * device, which a stream of similar frames does once. */
+/* *buffer, device memory of *size bytes, holds at least bytes: the
+ * slot's scratch, or its workspace (configure made it for the largest
+ * component) for a stack of windows that outgrows it. Growing waits for
+ * the device, which a stream of similar frames does once, and takes half
+ * again, so that a region growing frame by frame does not reallocate each
+ * time. */
 static gboolean
-scratch_for (FrameSlot * slot, gsize bytes, GError ** error)
+grow_device_buffer (void **buffer, gsize * size, gsize bytes, GError ** error)
 {
-  if (bytes <= slot->scratch_size)
+  if (bytes <= *size)
     return TRUE;
-  cudaFree (slot->scratch);
-  slot->scratch = NULL;
-  slot->scratch_size = 0;
-  /* half again, so that a region growing frame by frame does not
-   * reallocate each time */
+  cudaFree (*buffer);
+  *buffer = NULL;
+  *size = 0;
   bytes += bytes / 2;
-  if (!CUDACONV_CHECK (cudaMalloc (&slot->scratch, bytes), error))
+  if (!CUDACONV_CHECK (cudaMalloc (buffer, bytes), error))
     return FALSE;
-  slot->scratch_size = bytes;
-  return TRUE;
-}
-
-/* The slot's workspace (configure made it for the largest component)
- * holds at least bytes, for a stack of windows that outgrows it. */
-static gboolean
-workspace_for (FrameSlot * slot, gsize bytes, GError ** error)
-{
-  if (bytes <= slot->workspace_bytes)
-    return TRUE;
-  cudaFree (slot->workspace);
-  slot->workspace = NULL;
-  slot->workspace_bytes = 0;
-  bytes += bytes / 2;
-  if (!CUDACONV_CHECK (cudaMalloc (&slot->workspace, bytes), error))
-    return FALSE;
-  slot->workspace_bytes = bytes;
+  *size = bytes;
   return TRUE;
 }
 
@@ -130,7 +115,7 @@ cudaconv_cuda_run_pieces (CudaBackend * cuda, FrameSlot * slot,
     need += GST_ROUND_UP_16 ((gsize) pieces[k].window.w * s->sample) *
         pieces[k].window.h;
   }
-  if (!scratch_for (slot, need, error))
+  if (!grow_device_buffer (&slot->scratch, &slot->scratch_size, need, error))
     return FALSE;
   for (guint k = 0; k < n; k++) {
     const CcFilter *filter = job->region_filters[pieces[k].region];
@@ -402,7 +387,7 @@ cudaconv_cuda_enqueue_regions_mapped (CudaBackend * cuda, FrameSlot * slot,
   }
   if (n == 0)
     return CUDACONV_CHECK (cudaEventRecord (slot->done, slot->stream), error);
-  if (!scratch_for (slot, need, error)
+  if (!grow_device_buffer (&slot->scratch, &slot->scratch_size, need, error)
       || !copy_mosaic_patches (slot, mosaics, n, TRUE, job->border, error))
     return FALSE;
   for (guint m = 0; m < n; m++) {
@@ -415,8 +400,8 @@ cudaconv_cuda_enqueue_regions_mapped (CudaBackend * cuda, FrameSlot * slot,
     stacked_in.pixel_stride = 1;
     stacked_out = stacked_in;
     stacked_out.data = (guint8 *) stacked_in.data + mo->pitch * mo->height;
-    if (!workspace_for (slot, cc_cuda_workspace_bytes (&stacked_in,
-                job->filter), error)
+    if (!grow_device_buffer (&slot->workspace, &slot->workspace_bytes,
+                cc_cuda_workspace_bytes (&stacked_in, job->filter), error)
         || !CUDACONV_CHECK (cc_cuda_convolve (&stacked_in, &stacked_out,
                 job->filter, job->border, piece_strategy (job, job->filter),
                 slot->workspace, slot->workspace_bytes, slot->stream,
