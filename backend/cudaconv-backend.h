@@ -104,6 +104,10 @@ CudaConvBackend *cudaconv_cpu_backend_new (gint n_threads);
  * message that says why not (a build without CUDA says so). */
 gboolean cudaconv_cuda_backend_probe (gint device_id, GError ** error);
 
+/* How many CUDA devices this process sees; 0 where none is usable (and
+ * in a build without CUDA). */
+gint cudaconv_cuda_device_count (void);
+
 /* The CUDA back end on context's device, every call in context (a
  * GstCudaContext, see cudaconv-cuda-context.h, which it keeps a reference
  * to); or, for a NULL context, on device_id (-1: CUDA's default device) in

@@ -10,6 +10,12 @@ cudaconv_cuda_backend_probe (gint device_id, GError ** error)
   return FALSE;
 }
 
+gint
+cudaconv_cuda_device_count (void)
+{
+  return 0;
+}
+
 CudaConvBackend *
 cudaconv_cuda_backend_new (gint device_id, GstObject * context,
     GError ** error)

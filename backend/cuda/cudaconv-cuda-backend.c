@@ -89,6 +89,18 @@ cudaconv_cuda_backend_probe (gint device_id, GError ** error)
   return TRUE;
 }
 
+gint
+cudaconv_cuda_device_count (void)
+{
+  int count = 0;
+
+  if (cudaGetDeviceCount (&count) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return 0;
+  }
+  return count;
+}
+
 /* Evaluates call with the back end's context current: its value, or FALSE
  * (error set) when the context cannot be made current. */
 #define IN_CONTEXT(cuda, error, call) \
