@@ -1,11 +1,17 @@
 /* cudaconv: frames in CUDA memory in a build without GStreamer's CUDA
  * library: no caps are in CUDA memory, and no context is shared (the CUDA
- * back end, where built, works in the device's primary context). */
+ * back end, where built, works in the primary context of the device chosen
+ * here). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "gstcudaconv-cuda-memory.h"
+#include "cudaconv-backend.h"
+#include "cudaconv-device-load.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cudaconv_debug);
+#define GST_CAT_DEFAULT gst_cudaconv_debug
 
 gboolean
 gst_cudaconv_caps_in_cuda_memory (GstCaps * caps)
@@ -56,9 +62,23 @@ gst_cudaconv_map_flag (gboolean cuda_memory)
 
 gboolean
 gst_cudaconv_ensure_cuda_context (GstElement * element, gint device_id,
-    GstObject ** context, GError ** error)
+    GstObject ** context, gint * device, GError ** error)
 {
+  gint n_devices;
+
   *context = NULL;
+  *device = -1;
+  if (!cudaconv_cuda_backend_probe (device_id, error))
+    return FALSE;
+  n_devices = cudaconv_cuda_device_count ();
+  *device = cudaconv_device_load_acquire (device_id, n_devices);
+  if (device_id < 0)
+    GST_INFO_OBJECT (element, "device %d: the least busy of %d devices "
+        "(%u cudaconv elements of this process started on it, this one "
+        "included)", *device, n_devices,
+        cudaconv_device_load_started (*device));
+  else
+    GST_INFO_OBJECT (element, "device %d: device-id names it", *device);
   return TRUE;
 }
 

@@ -12,6 +12,10 @@
 #include "gstcudaconv-cuda-memory.h"
 #include "cudaconv-backend.h"
 #include "cudaconv-cuda-context.h"
+#include "cudaconv-device-load.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cudaconv_debug);
+#define GST_CAT_DEFAULT gst_cudaconv_debug
 
 typedef enum {
   CAPS_IN_CUDA_MEMORY,
@@ -238,10 +242,65 @@ gst_cudaconv_map_flag (gboolean cuda_memory)
   return cuda_memory ? GST_MAP_CUDA : 0;
 }
 
+/* Offers element the context its pad pad_name's peer answers the context
+ * query with; the element's set_context takes it where its device fits. */
+static void
+ask_neighbour (GstElement * element, const gchar * pad_name)
+{
+  GstPad *pad = gst_element_get_static_pad (element, pad_name);
+  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstContext *answer = NULL;
+
+  if (pad && gst_pad_peer_query (pad, query)) {
+    gst_query_parse_context (query, &answer);
+    if (answer) {
+      GST_DEBUG_OBJECT (element, "the %s side has a CUDA context",
+          pad_name);
+      gst_element_set_context (element, answer);
+    }
+  }
+  gst_query_unref (query);
+  gst_clear_object (&pad);
+}
+
+/* A context the pipeline already has, in *context (through the element's
+ * set_context): downstream's, upstream's, else one the application or a
+ * bin sets in answer to need-context. Makes none, so that a device is
+ * chosen only where the pipeline has not chosen one. */
+static void
+find_shared_context (GstElement * element, GstObject ** context)
+{
+  if (!*context)
+    ask_neighbour (element, "src");
+  if (!*context)
+    ask_neighbour (element, "sink");
+  if (!*context)
+    gst_element_post_message (element,
+        gst_message_new_need_context (GST_OBJECT (element),
+            GST_CUDA_CONTEXT_TYPE));
+}
+
+/* Gives the neighbours made, as gst_cuda_ensure_element_context does:
+ * through the element's own contexts and a have-context message, which
+ * the bins keep for the elements that ask later. */
+static void
+offer_context (GstElement * element, GstCudaContext * made)
+{
+  GstContext *shared = gst_context_new_cuda_context (made);
+
+  gst_element_set_context (element, shared);
+  gst_element_post_message (element,
+      gst_message_new_have_context (GST_OBJECT (element), shared));
+}
+
 gboolean
 gst_cudaconv_ensure_cuda_context (GstElement * element, gint device_id,
-    GstObject ** context, GError ** error)
+    GstObject ** context, gint * device, GError ** error)
 {
+  GstCudaContext *made;
+  gint n_devices, chosen;
+
+  *device = -1;
   /* what is missing is said before GStreamer's CUDA library is asked */
   if (!cudaconv_cuda_backend_probe (device_id, error))
     return FALSE;
@@ -255,13 +314,35 @@ gst_cudaconv_ensure_cuda_context (GstElement * element, gint device_id,
   /* the CUDA allocator, which GstCudaBufferPool needs; nvcodec registers
    * it when it loads, which a pipeline without it never does */
   gst_cuda_memory_init_once ();
-  if (!gst_cuda_ensure_element_context (element, device_id,
-          (GstCudaContext **) context)) {
+  find_shared_context (element, context);
+  if (*context) {
+    *device = cudaconv_device_load_acquire (cudaconv_cuda_context_device
+        (*context), 0);
+    GST_INFO_OBJECT (element, "device %d: the CUDA context the pipeline "
+        "shares is on it", *device);
+    return TRUE;
+  }
+
+  n_devices = cudaconv_cuda_device_count ();
+  chosen = cudaconv_device_load_acquire (device_id, n_devices);
+  if (device_id < 0)
+    GST_INFO_OBJECT (element, "device %d: the least busy of %d devices "
+        "(%u cudaconv elements of this process started on it, this one "
+        "included)", chosen, n_devices,
+        cudaconv_device_load_started (chosen));
+  else
+    GST_INFO_OBJECT (element, "device %d: device-id names it", chosen);
+  made = gst_cuda_context_new ((guint) chosen);
+  if (!made) {
+    cudaconv_device_load_release (chosen);
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
         "GStreamer's CUDA library could not create a CUDA context for "
-        "device-id %d", device_id);
+        "device %d", chosen);
     return FALSE;
   }
+  *device = chosen;
+  *context = GST_OBJECT (made);
+  offer_context (element, made);
   return TRUE;
 }
 

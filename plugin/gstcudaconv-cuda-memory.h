@@ -56,12 +56,19 @@ gboolean gst_cudaconv_check_cuda_buffer (GstObject * context,
 /* How a side's frames are mapped: GST_MAP_CUDA for CUDA memory. */
 GstMapFlags gst_cudaconv_map_flag (gboolean cuda_memory);
 
-/* The GstCudaContext for device_id in *context: one a neighbour or the
- * application gave (for device_id, or any for -1), else a new one that is
- * offered to them in turn. Says why when there is none. Builds without
- * the library leave *context NULL and succeed. */
+/* The GstCudaContext for device_id in *context, and its device in *device,
+ * counted as the element's in the process's device-load table
+ * (cudaconv-device-load.h; the element releases it in stop). A context the
+ * pipeline already has is kept: one set before, a neighbour's answer to
+ * the context query, or one the application sets when asked with
+ * need-context (for device_id, or any for -1). Only without one is a
+ * device chosen, device_id or for -1 the one where the fewest elements of
+ * this process are started, and a new context made there and offered to
+ * the neighbours in turn. Says why when there is none, with nothing
+ * counted (*device -1). Builds without the library share no context: they
+ * leave *context NULL and choose and count the device alone. */
 gboolean gst_cudaconv_ensure_cuda_context (GstElement * element,
-    gint device_id, GstObject ** context, GError ** error);
+    gint device_id, GstObject ** context, gint * device, GError ** error);
 /* The context queries and set_context of an element sharing context. */
 gboolean gst_cudaconv_handle_context_query (GstElement * element,
     GstQuery * query, GstObject * context);

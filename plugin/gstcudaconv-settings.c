@@ -508,8 +508,10 @@ gst_cudaconv_settings_install (GObjectClass * gobject_class)
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
       g_param_spec_int ("device-id", "Device ID",
-          "CUDA device to use; -1 takes the device of the CUDA context the "
-          "pipeline's other CUDA elements share, else CUDA's default device",
+          "CUDA device to use; -1 takes the device of a CUDA context the "
+          "pipeline already has (a neighbour's, or one the application "
+          "sets), else the device on which the fewest cudaconv elements of "
+          "this process are started, the lowest on a tie; decided at start",
           -1, G_MAXINT,
           DEFAULT_PROP_DEVICE_ID,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |

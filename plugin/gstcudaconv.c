@@ -45,6 +45,7 @@
 #include <gst/analytics/analytics.h>
 #endif
 #include "gstcudaconv-cuda-memory.h"
+#include "cudaconv-device-load.h"
 #include "cudaconv-frame-check.h"
 #include "cudaconv-presets.h"
 
@@ -109,9 +110,18 @@ post_backend_report (const gchar * report, gpointer user_data)
       ("%s", self->backend->ops->describe (self->backend)));
 }
 
-/* The back end that backend= asks for: CUDA on device_id, in the
+/* Uncounts the element from its device's load, if it was counted. */
+static void
+release_device (GstCudaConv * self)
+{
+  cudaconv_device_load_release (self->device);
+  self->device = -1;
+}
+
+/* The back end that backend= asks for: CUDA on the device of the
  * GstCudaContext shared with the pipeline's other CUDA elements where the
- * build has GStreamer's CUDA library (*on_gpu set); the CPU's for
+ * build has GStreamer's CUDA library, else on device-id or for -1 the
+ * least busy device (*on_gpu set; self->device counted); the CPU's for
  * backend=cpu, and for auto when no CUDA device is usable (with a warning
  * that says why). NULL when backend=cuda finds none. */
 static CudaConvBackend *
@@ -123,8 +133,8 @@ open_backend (GstCudaConv * self, const GstCudaConvSettings * s,
 
   if (s->backend != GST_CUDACONV_BACKEND_CPU
       && gst_cudaconv_ensure_cuda_context (GST_ELEMENT (self), s->device_id,
-          &self->cuda_context, &err))
-    backend = cudaconv_cuda_backend_new (s->device_id, self->cuda_context,
+          &self->cuda_context, &self->device, &err))
+    backend = cudaconv_cuda_backend_new (self->device, self->cuda_context,
         &err);
   *on_gpu = backend != NULL;
   if (backend) {
@@ -132,6 +142,8 @@ open_backend (GstCudaConv * self, const GstCudaConvSettings * s,
     backend->report_data = self;
     return backend;
   }
+  /* nothing runs on the device that was counted */
+  release_device (self);
   if (s->backend == GST_CUDACONV_BACKEND_CUDA) {
     g_propagate_error (error, err);
     return NULL;
@@ -223,6 +235,7 @@ gst_cudaconv_stop (GstBaseTransform * trans)
   cudaconv_backend_close (self->backend);
   self->backend = NULL;
   gst_clear_object (&self->cuda_context);
+  release_device (self);
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
   self->on_gpu = FALSE;
@@ -856,6 +869,7 @@ static void
 gst_cudaconv_init (GstCudaConv * self)
 {
   gst_cudaconv_settings_init (self);
+  self->device = -1;
   g_mutex_init (&self->passthrough_lock);
   self->region_history = cudaconv_region_history_new ();
 }

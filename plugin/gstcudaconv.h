@@ -68,6 +68,9 @@ struct _GstCudaConv {
    * (cudaconv-cuda-context.h), from start to stop; set_context may set it
    * before start */
   GstObject *cuda_context;
+  /* the CUDA device counted as this element's in the process's device-load
+   * table (cudaconv-device-load.h), from start to stop; -1 for none */
+  gint device;
   CudaConvBackend *backend;     /* from start to stop */
   /* the sink or src caps are memory:CUDAMemory: that side's frames are
    * device memory of cuda_context, read or written where they are */

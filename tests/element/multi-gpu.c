@@ -1,8 +1,10 @@
-/* cudaconv element tests: two GPUs. device-id=1 on the second device,
- * both devices side by side, and frames handed from one to the other in
- * CUDA memory. Built with ELEMENT_CUDA and ELEMENT_MULTI_GPU only; exits
- * 77 with fewer than two devices. */
+/* cudaconv element tests: two GPUs or more. device-id=1 on the second
+ * device, both devices side by side, frames handed from one to the other
+ * in CUDA memory, and pipelines of device-id=-1 spread over the devices.
+ * Built with ELEMENT_CUDA and ELEMENT_MULTI_GPU only; exits 77 with fewer
+ * than two devices. */
 #include "harness.h"
+#include <cuda_runtime_api.h>
 
 #if defined (ELEMENT_MULTI_GPU) && defined (HAVE_GST_CUDA)
 /* Runs "videotestsrc ! tee name=t" + branches (each ends in an appsink
@@ -164,6 +166,189 @@ GST_START_TEST (test_two_devices_in_series)
 }
 
 GST_END_TEST;
+
+/* A pipeline of one cudaconv, named c, between videotestsrc and extra
+ * (which ends in a sink) */
+#define SPREAD_PIPELINE(extra) "videotestsrc ! video/x-raw,format=I420," \
+  "width=64,height=48 ! cudaconv name=c backend=cuda kernel=gaussian " \
+  "radius=1 ! " extra
+
+/* description launched and prerolled in PAUSED, which starts its
+ * elements; sync_handler, where set, sees its bus's messages first */
+static GstElement *
+start_paused (const gchar * description, GstBusSyncHandler sync_handler,
+    gpointer handler_data)
+{
+  GError *err = NULL;
+  GstElement *pipeline = pipeline_launch (description, &err);
+
+  fail_unless (pipeline != NULL, "%s", err ? err->message : "");
+  if (sync_handler) {
+    GstBus *bus = gst_element_get_bus (pipeline);
+    gst_bus_set_sync_handler (bus, sync_handler, handler_data, NULL);
+    gst_object_unref (bus);
+  }
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE, "%s: cannot pause", description);
+  fail_unless (gst_element_get_state (pipeline, NULL, NULL, 30 * GST_SECOND)
+      == GST_STATE_CHANGE_SUCCESS, "%s: did not preroll", description);
+  return pipeline;
+}
+
+static void
+stop_and_free (GstElement * pipeline)
+{
+  pipeline_stop (pipeline);
+  gst_object_unref (pipeline);
+}
+
+static gint
+device_count (void)
+{
+  int count = 0;
+
+  fail_unless (cudaGetDeviceCount (&count) == cudaSuccess);
+  return count;
+}
+
+#define N_SPREAD 8
+
+/* Eight pipelines of device-id=-1 in one process, started one after the
+ * other, take the least busy device in turn: two a device on four GPUs,
+ * an even share on any number (counts within one of each other). Their
+ * counts drop when they stop: a device emptied gets the next pipeline,
+ * and with all stopped the turn starts again at device 0. */
+GST_START_TEST (test_spread_over_devices)
+{
+  const gint n = device_count ();
+  GstElement *pipelines[N_SPREAD], *extra;
+  gint devices[N_SPREAD];
+  gint *per_device = g_new0 (gint, n);
+  gint fewest = N_SPREAD, most = 0;
+
+  for (gint i = 0; i < N_SPREAD; i++) {
+    gchar *on_device;
+
+    pipelines[i] = start_paused (SPREAD_PIPELINE ("fakesink"), NULL, NULL);
+    devices[i] = element_device (pipelines[i], "c");
+    fail_unless (devices[i] >= 0 && devices[i] < n, "pipeline %d: on "
+        "device %d of %d", i, devices[i], n);
+    per_device[devices[i]]++;
+    on_device = g_strdup_printf ("on device %d:", devices[i]);
+    fail_unless (bus_info_mentions (pipelines[i], on_device),
+        "pipeline %d: no INFO saying \"%s\"", i, on_device);
+    g_free (on_device);
+  }
+  for (gint d = 0; d < n; d++) {
+    fewest = MIN (fewest, per_device[d]);
+    most = MAX (most, per_device[d]);
+    fail_unless (per_device[d] >= N_SPREAD / n, "device %d got %d of %d "
+        "pipelines on %d devices", d, per_device[d], N_SPREAD, n);
+  }
+  fail_unless (most - fewest <= 1, "%d to %d pipelines a device", fewest,
+      most);
+  /* one after the other, each takes the next device */
+  for (gint i = 0; i < N_SPREAD; i++)
+    fail_unless_equals_int (devices[i], i % n);
+
+  /* device 1 emptied: the least busy again */
+  for (gint i = 0; i < N_SPREAD; i++)
+    if (devices[i] == 1) {
+      stop_and_free (pipelines[i]);
+      pipelines[i] = NULL;
+    }
+  extra = start_paused (SPREAD_PIPELINE ("fakesink"), NULL, NULL);
+  fail_unless_equals_int (element_device (extra, "c"), 1);
+  stop_and_free (extra);
+
+  for (gint i = 0; i < N_SPREAD; i++)
+    if (pipelines[i])
+      stop_and_free (pipelines[i]);
+  pipelines[0] = start_paused (SPREAD_PIPELINE ("fakesink"), NULL, NULL);
+  pipelines[1] = start_paused (SPREAD_PIPELINE ("fakesink"), NULL, NULL);
+  fail_unless_equals_int (element_device (pipelines[0], "c"), 0);
+  fail_unless_equals_int (element_device (pipelines[1], "c"), 1);
+  stop_and_free (pipelines[0]);
+  stop_and_free (pipelines[1]);
+  g_free (per_device);
+}
+
+GST_END_TEST;
+
+/* Answers the CUDA context's need-context with the GstCudaContext in
+ * data, as an application sharing one context does. */
+static GstBusSyncReply
+give_cuda_context (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  const gchar *type = NULL;
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT
+      && gst_message_parse_context_type (msg, &type)
+      && g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) == 0) {
+    GstContext *context = gst_context_new_cuda_context (data);
+    gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), context);
+    gst_context_unref (context);
+  }
+  return GST_BUS_PASS;
+}
+
+/* A pipeline that already has a CUDA context keeps its device, even the
+ * busiest: one a neighbour made first (cudadownload starts before the
+ * element upstream of it), and one the application gives when asked. */
+GST_START_TEST (test_shared_context_keeps_its_device)
+{
+  GstElement *busy, *neighbour, *application, *free_to_choose;
+  GstCudaContext *context;
+
+  fail_unless (gst_cuda_load_library ());
+  context = gst_cuda_context_new (0);
+  fail_unless (context != NULL);
+
+  busy = start_paused (SPREAD_PIPELINE ("fakesink"), NULL, NULL);
+  fail_unless_equals_int (element_device (busy, "c"), 0);
+  /* device 1 is now the least busy */
+  neighbour = start_paused (SPREAD_PIPELINE ("cudadownload "
+          "cuda-device-id=0 ! fakesink"), NULL, NULL);
+  fail_unless_equals_int (element_device (neighbour, "c"), 0);
+  application = start_paused (SPREAD_PIPELINE ("fakesink"),
+      give_cuda_context, context);
+  fail_unless_equals_int (element_device (application, "c"), 0);
+  {
+    GstElement *c = gst_bin_get_by_name (GST_BIN (application), "c");
+    GstCudaContext *used = queried_cuda_context (c);
+    fail_unless (used == context, "the application's context was not used");
+    gst_object_unref (used);
+    gst_object_unref (c);
+  }
+  free_to_choose = start_paused (SPREAD_PIPELINE ("fakesink"), NULL, NULL);
+  fail_unless_equals_int (element_device (free_to_choose, "c"), 1);
+
+  stop_and_free (free_to_choose);
+  stop_and_free (application);
+  stop_and_free (neighbour);
+  stop_and_free (busy);
+  gst_object_unref (context);
+}
+
+GST_END_TEST;
+
+/* An element of device-id=0 counts there: the next of device-id=-1 goes
+ * to device 1. */
+GST_START_TEST (test_explicit_device_counts)
+{
+  GstElement *explicit = start_paused ("videotestsrc ! video/x-raw,"
+      "format=I420,width=64,height=48 ! cudaconv name=c backend=cuda "
+      "device-id=0 ! fakesink", NULL, NULL);
+  GstElement *free_to_choose = start_paused (SPREAD_PIPELINE ("fakesink"),
+      NULL, NULL);
+
+  fail_unless_equals_int (element_device (explicit, "c"), 0);
+  fail_unless_equals_int (element_device (free_to_choose, "c"), 1);
+  stop_and_free (free_to_choose);
+  stop_and_free (explicit);
+}
+
+GST_END_TEST;
 #endif
 
 static void
@@ -173,6 +358,9 @@ add_tests (TCase * tc)
   tcase_add_test (tc, test_second_device);
   tcase_add_test (tc, test_two_devices_side_by_side);
   tcase_add_test (tc, test_two_devices_in_series);
+  tcase_add_test (tc, test_spread_over_devices);
+  tcase_add_test (tc, test_shared_context_keeps_its_device);
+  tcase_add_test (tc, test_explicit_device_counts);
 #endif
 }
 

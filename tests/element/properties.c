@@ -403,8 +403,9 @@ instance_run (gpointer data)
 
 /* Any number of CUDA elements in one process, each with its own filter:
  * 64 of them (backend=cuda: an element that cannot use the GPU fails to
- * start), started together, filter frames at once from 64 threads on one
- * GPU, and every output matches its own filter's reference. */
+ * start), started together, filter frames at once from 64 threads (on one
+ * GPU, or spread over several), and every output matches its own filter's
+ * reference. */
 GST_START_TEST (test_many_instances)
 {
   Instance *insts = g_new0 (Instance, N_INSTANCES);
