@@ -116,9 +116,12 @@ streams_table (const Bench * b, const char *counts, FeedMode mode)
     g_mutex_init (&shared.lock);
     g_cond_init (&shared.made);
     for (int i = 0; i < n; i++) {
+      /* without --devices all on device 0, whose floor and kernels they
+       * are measured against (device-id=-1 would spread separate contexts
+       * over the GPUs) */
       streams[i].middle = g_strdup_printf ("cudaconv backend=cuda "
           "device-id=%d kernel=gaussian radius=2 sigma=%.2f", b->n_devices ?
-          b->devices[i % b->n_devices] : -1, 0.5 + 0.05 * i);
+          b->devices[i % b->n_devices] : 0, 0.5 + 0.05 * i);
       streams[i].format = format;
       streams[i].w = w;
       streams[i].h = h;

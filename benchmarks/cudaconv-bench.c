@@ -80,7 +80,8 @@ main (int argc, char **argv)
           "Many pipelines at once in CUDA memory, these counts of them",
         "LIST"},
     {"devices", 0, 0, G_OPTION_ARG_STRING, &device_list,
-          "Streams: stream i runs on the (i mod n)-th of these device-ids",
+          "Streams: stream i runs on the (i mod n)-th of these device-ids "
+          "(without it, all on device 0)",
         "LIST"},
     {"separate-contexts", 0, 0, G_OPTION_ARG_NONE, &bench.separate_contexts,
         "Streams: each pipeline makes its own CUDA context", NULL},
