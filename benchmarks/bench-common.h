@@ -124,6 +124,43 @@ double pipeline_fps (const char *middle, const char *format, int w, int h,
 /* The transfer floor in frames/s for frames of bytes, -1 without a GPU */
 double floor_fps (size_t bytes);
 
+/* One of the pipelines that streams_run runs at once, each on its own
+ * thread: the caller sets middle, format, w, h, frames and mode; the run
+ * sets the rest. */
+typedef struct {
+  gchar *middle;
+  const char *format;
+  int w, h, frames;
+  FeedMode mode;
+  RunWindow window;
+  double fps;                   /* over its own run; <= 0: it failed */
+  long long in_window;          /* its outputs while all of them ran */
+} Stream;
+
+/* How a streams_run went */
+typedef enum {
+  STREAMS_RAN,                  /* the totals hold the aggregate */
+  STREAMS_FAILED,               /* a pipeline did not run */
+  STREAMS_APART                 /* no time when all of them ran */
+} StreamsOutcome;
+
+typedef struct {
+  double aggregate;             /* frames/s while all of them ran */
+  double slowest, fastest;      /* the streams' own rates */
+  /* monotonic microseconds: the first stream past its warm-up, and the
+   * window when all of them ran (the last past its warm-up, the first to
+   * end) */
+  gint64 first, start, end;
+} StreamsTotals;
+
+/* n pipelines at once, as the streams tables run them: they start feeding
+ * together once all are PLAYING, and the aggregate counts only the outputs
+ * of the time when all of them are past their warm-up and none has ended.
+ * separate_contexts: each pipeline makes its own GstCudaContext, else they
+ * share the first one made. */
+StreamsOutcome streams_run (Stream * streams, int n,
+    gboolean separate_contexts, StreamsTotals * totals);
+
 #ifdef HAVE_CUDA
 double cc_bench_fp32_fma_rate (void);
 cudaError_t cc_bench_copy_plane (const void *src, void *dst, size_t pitch,

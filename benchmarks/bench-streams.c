@@ -4,16 +4,6 @@
 
 #include "bench-common.h"
 
-/* One pipeline of streams_table, run on its own thread */
-typedef struct {
-  gchar *middle;
-  const char *format;
-  int w, h, frames;
-  FeedMode mode;
-  RunWindow window;
-  double fps;
-} Stream;
-
 static gpointer
 stream_thread (gpointer data)
 {
@@ -22,6 +12,75 @@ stream_thread (gpointer data)
   s->fps = pipeline_run (s->middle, s->format, s->w, s->h, s->mode,
       s->frames, &s->window);
   return NULL;
+}
+
+StreamsOutcome
+streams_run (Stream * streams, int n, gboolean separate_contexts,
+    StreamsTotals * totals)
+{
+  GThread **threads = g_new0 (GThread *, n);
+  StartGate gate = { 0 }, warm_gate = { 0 };
+  SharedCudaContext shared = { 0 };
+  StreamsOutcome outcome = STREAMS_RAN;
+
+  totals->aggregate = totals->slowest = totals->fastest = -1.0;
+  totals->first = G_MAXINT64;
+  totals->start = 0;
+  totals->end = G_MAXINT64;
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.all_here);
+  gate.total = n;
+  g_mutex_init (&warm_gate.lock);
+  g_cond_init (&warm_gate.all_here);
+  warm_gate.total = n;
+  g_mutex_init (&shared.lock);
+  g_cond_init (&shared.made);
+  for (int i = 0; i < n; i++) {
+    streams[i].in_window = 0;
+    streams[i].window.times = g_new0 (gint64, streams[i].frames);
+    streams[i].window.gate = &gate;
+    streams[i].window.warm_gate = &warm_gate;
+    streams[i].window.cuda_context = separate_contexts ? NULL : &shared;
+    threads[i] = g_thread_new ("stream", stream_thread, &streams[i]);
+  }
+  for (int i = 0; i < n; i++) {
+    const Stream *st = &streams[i];
+    g_thread_join (threads[i]);
+    if (st->fps <= 0) {
+      outcome = STREAMS_FAILED;
+      continue;
+    }
+    totals->first = MIN (totals->first, st->window.start);
+    totals->start = MAX (totals->start, st->window.start);
+    totals->end = MIN (totals->end, st->window.end);
+    totals->slowest = totals->slowest < 0 ? st->fps :
+        MIN (totals->slowest, st->fps);
+    totals->fastest = MAX (totals->fastest, st->fps);
+  }
+  if (outcome == STREAMS_RAN && totals->end <= totals->start)
+    outcome = STREAMS_APART;
+  if (outcome == STREAMS_RAN) {
+    long long outputs = 0;
+    for (int i = 0; i < n; i++) {
+      for (int f = WARMUP_OUTPUTS; f < streams[i].frames; f++)
+        streams[i].in_window += streams[i].window.times[f] > totals->start
+            && streams[i].window.times[f] <= totals->end;
+      outputs += streams[i].in_window;
+    }
+    totals->aggregate = outputs / ((totals->end - totals->start) / 1e6);
+  }
+  for (int i = 0; i < n; i++)
+    g_clear_pointer (&streams[i].window.times, g_free);
+  g_free (threads);
+  g_mutex_clear (&gate.lock);
+  g_cond_clear (&gate.all_here);
+  g_mutex_clear (&warm_gate.lock);
+  g_cond_clear (&warm_gate.all_here);
+  if (shared.context)
+    gst_context_unref (shared.context);
+  g_mutex_clear (&shared.lock);
+  g_cond_clear (&shared.made);
+  return outcome;
 }
 
 /* N independent pipelines in one process, each with its own filter (a
@@ -91,13 +150,7 @@ streams_table (const Bench * b, const char *counts, FeedMode mode)
   for (int k = 0; list[k] && status == 0; k++) {
     const int n = atoi (list[k]);
     Stream *streams;
-    GThread **threads;
-    gint64 start = 0, end = G_MAXINT64;
-    long long outputs = 0;
-    StartGate gate = { 0 }, warm_gate = { 0 };
-    SharedCudaContext shared = { 0 };
-    double slowest = -1.0, fastest = -1.0;
-    gboolean failed = FALSE;
+    StreamsTotals t;
 
     if (n <= 0 || n > 1024) {
       fprintf (stderr, "--streams takes counts from 1 to 1024, like "
@@ -106,15 +159,6 @@ streams_table (const Bench * b, const char *counts, FeedMode mode)
       break;
     }
     streams = g_new0 (Stream, n);
-    threads = g_new0 (GThread *, n);
-    g_mutex_init (&gate.lock);
-    g_cond_init (&gate.all_here);
-    gate.total = n;
-    g_mutex_init (&warm_gate.lock);
-    g_cond_init (&warm_gate.all_here);
-    warm_gate.total = n;
-    g_mutex_init (&shared.lock);
-    g_cond_init (&shared.made);
     for (int i = 0; i < n; i++) {
       /* without --devices all on device 0, whose floor and kernels they
        * are measured against (device-id=-1 would spread separate contexts
@@ -127,63 +171,32 @@ streams_table (const Bench * b, const char *counts, FeedMode mode)
       streams[i].h = h;
       streams[i].frames = frames;
       streams[i].mode = mode;
-      streams[i].window.times = g_new0 (gint64, frames);
-      streams[i].window.gate = &gate;
-      streams[i].window.warm_gate = &warm_gate;
-      streams[i].window.cuda_context = b->separate_contexts ? NULL : &shared;
-      threads[i] = g_thread_new ("stream", stream_thread, &streams[i]);
     }
-    for (int i = 0; i < n; i++) {
-      const Stream *st = &streams[i];
-      g_thread_join (threads[i]);
-      if (st->fps <= 0) {
-        failed = TRUE;
-        continue;
-      }
-      start = MAX (start, st->window.start);
-      end = MIN (end, st->window.end);
-      slowest = slowest < 0 ? st->fps : MIN (slowest, st->fps);
-      fastest = MAX (fastest, st->fps);
+    switch (streams_run (streams, n, b->separate_contexts, &t)) {
+      case STREAMS_FAILED:
+        printf ("%5d did not run\n", n);
+        status = 1;
+        break;
+      case STREAMS_APART:
+        printf ("%5d ran one after another (the last stream past its "
+            "warm-up %.2f s after the first, the first to end %.2f s after "
+            "it): more --frames\n", n, (t.start - t.first) / 1e6,
+            (t.end - t.first) / 1e6);
+        status = 1;
+        break;
+      case STREAMS_RAN:
+        if (first_aggregate <= 0)
+          first_aggregate = t.aggregate;
+        printf ("%5d %12.1f %9.1f %16.1f %16.1f %10.2f\n", n, t.aggregate,
+            floor > 0 ? 100.0 * t.aggregate / floor : -1.0, t.slowest,
+            t.fastest, t.aggregate / first_aggregate);
+        csv_row (b, what, w, h, 8, n, "aggregate", t.aggregate);
+        csv_row (b, what, w, h, 8, n, "floor", floor);
+        break;
     }
-    for (int i = 0; i < n && !failed; i++)
-      for (int f = WARMUP_OUTPUTS; f < frames; f++)
-        outputs += streams[i].window.times[f] > start
-            && streams[i].window.times[f] <= end;
-    if (failed) {
-      printf ("%5d did not run\n", n);
-      status = 1;
-    } else if (end <= start) {
-      gint64 first = G_MAXINT64;
-      for (int i = 0; i < n; i++)
-        first = MIN (first, streams[i].window.start);
-      printf ("%5d ran one after another (the last stream past its warm-up "
-          "%.2f s after the first, the first to end %.2f s after it): more "
-          "--frames\n", n, (start - first) / 1e6, (end - first) / 1e6);
-      status = 1;
-    } else {
-      const double aggregate = outputs / ((end - start) / 1e6);
-      if (first_aggregate <= 0)
-        first_aggregate = aggregate;
-      printf ("%5d %12.1f %9.1f %16.1f %16.1f %10.2f\n", n, aggregate,
-          floor > 0 ? 100.0 * aggregate / floor : -1.0, slowest, fastest,
-          aggregate / first_aggregate);
-      csv_row (b, what, w, h, 8, n, "aggregate", aggregate);
-      csv_row (b, what, w, h, 8, n, "floor", floor);
-    }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++)
       g_free (streams[i].middle);
-      g_free (streams[i].window.times);
-    }
     g_free (streams);
-    g_free (threads);
-    g_mutex_clear (&gate.lock);
-    g_cond_clear (&gate.all_here);
-    g_mutex_clear (&warm_gate.lock);
-    g_cond_clear (&warm_gate.all_here);
-    if (shared.context)
-      gst_context_unref (shared.context);
-    g_mutex_clear (&shared.lock);
-    g_cond_clear (&shared.made);
   }
   g_strfreev (list);
   return status;
