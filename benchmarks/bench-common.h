@@ -219,6 +219,17 @@ const char *family_of (const CcComponent * in, const CcComponent * out,
     const CcFilter * filter, CcStrategy strategy);
 double frame_kernel_ms (const GstVideoInfo * info);
 double transfer_floor_ms (size_t bytes);
+/* The transfer floor of devices 0..n-1 at once (bench-timing.c says how),
+ * in frames/s summed over them; each one's share in per_device (n
+ * entries, -1 for one that failed). -1 where a device failed or their
+ * copies never overlapped. Each device has MULTI_FLOOR_DEPTH frames
+ * queued, copies for MULTI_FLOOR_WARMUP_MS first, then MULTI_FLOOR_BYTES
+ * each way: about 0.8 s at the 49 GB/s each way of an H100's PCIe 5 link
+ * (3930 frames of 3840x2160 I420 a second). */
+#define MULTI_FLOOR_DEPTH 4
+#define MULTI_FLOOR_WARMUP_MS 250
+#define MULTI_FLOOR_BYTES 40e9
+double multi_device_floor_fps (int n, size_t bytes, double *per_device);
 
 /* The tables of CUDA builds */
 int cuda_kernel_table (const Bench * b);

@@ -256,3 +256,201 @@ transfer_floor_ms (size_t bytes)
   cudaFree (c.d_out);
   return floor_ms;
 }
+
+/* The transfer floor of several devices at once: on each, one thread
+ * copies frames host-to-device on one stream and device-to-host on
+ * another, frame after frame with MULTI_FLOOR_DEPTH frames queued, so that
+ * both directions stream without the host's gaps between frames; a frame
+ * is done when both its copies are. The threads make their buffers (the
+ * device current first, then the pinned host memory, so that the thread
+ * that uses the memory places it), copy for MULTI_FLOOR_WARMUP_MS, then
+ * start together and copy MULTI_FLOOR_BYTES each way (bench-common.h).
+ * Counted over the window when all of them copy (the last to see its
+ * first frame done to the first to see its last), by the host's clock, as
+ * the streams tables count pipelines: the devices' events share no
+ * clock. */
+typedef struct {
+  int device;
+  size_t bytes;
+  int frames;
+  StartGate *ready, *go;
+  gint64 *done;                 /* frames: when each was seen done */
+  gboolean ok;
+  cudaError_t error;            /* the first call that failed */
+  void *h_in, *h_out, *d_in, *d_out;
+  cudaStream_t up, down;
+  cudaEvent_t up_done[MULTI_FLOOR_DEPTH], down_done[MULTI_FLOOR_DEPTH];
+} DeviceCopies;
+
+/* Whether a call went well; the first that did not is kept for the
+ * message */
+static gboolean
+copies_ok (DeviceCopies * c, cudaError_t error)
+{
+  if (error != cudaSuccess && c->error == cudaSuccess)
+    c->error = error;
+  return error == cudaSuccess;
+}
+
+static gboolean
+device_copies_queue (DeviceCopies * c, int slot)
+{
+  return copies_ok (c, cudaMemcpyAsync (c->d_in, c->h_in, c->bytes,
+          cudaMemcpyHostToDevice, c->up))
+      && copies_ok (c, cudaEventRecord (c->up_done[slot], c->up))
+      && copies_ok (c, cudaMemcpyAsync (c->h_out, c->d_out, c->bytes,
+          cudaMemcpyDeviceToHost, c->down))
+      && copies_ok (c, cudaEventRecord (c->down_done[slot], c->down));
+}
+
+static gboolean
+device_copies_wait (DeviceCopies * c, int slot)
+{
+  return copies_ok (c, cudaEventSynchronize (c->up_done[slot]))
+      && copies_ok (c, cudaEventSynchronize (c->down_done[slot]));
+}
+
+/* Copies frames frames (0: until the monotonic time until), each queued
+ * once the frame MULTI_FLOOR_DEPTH before it is done; where done is given,
+ * when each was seen done. The host waits on the oldest frame nearly all
+ * the time, so it sees each end as it happens. */
+static gboolean
+device_copies_run (DeviceCopies * c, int frames, gint64 until, gint64 * done)
+{
+  int queued = 0, finished = 0;
+  gboolean ok = TRUE;
+
+  while (ok && (frames > 0 ? queued < frames :
+          g_get_monotonic_time () < until)) {
+    if (queued - finished == MULTI_FLOOR_DEPTH) {
+      ok = device_copies_wait (c, finished % MULTI_FLOOR_DEPTH);
+      if (ok && done)
+        done[finished] = g_get_monotonic_time ();
+      finished++;
+    }
+    ok = ok && device_copies_queue (c, queued++ % MULTI_FLOOR_DEPTH);
+  }
+  for (; ok && finished < queued; finished++) {
+    ok = device_copies_wait (c, finished % MULTI_FLOOR_DEPTH);
+    if (ok && done)
+      done[finished] = g_get_monotonic_time ();
+  }
+  return ok;
+}
+
+static gpointer
+device_copies_thread (gpointer data)
+{
+  DeviceCopies *c = data;
+  gboolean set_up, ok;
+
+  set_up = copies_ok (c, cudaSetDevice (c->device))
+      && copies_ok (c, cudaHostAlloc (&c->h_in, c->bytes,
+          cudaHostAllocDefault))
+      && copies_ok (c, cudaHostAlloc (&c->h_out, c->bytes,
+          cudaHostAllocDefault))
+      && copies_ok (c, cudaMalloc (&c->d_in, c->bytes))
+      && copies_ok (c, cudaMalloc (&c->d_out, c->bytes))
+      && copies_ok (c, cudaStreamCreateWithFlags (&c->up,
+          cudaStreamNonBlocking))
+      && copies_ok (c, cudaStreamCreateWithFlags (&c->down,
+          cudaStreamNonBlocking));
+  for (int k = 0; set_up && k < MULTI_FLOOR_DEPTH; k++)
+    set_up = copies_ok (c, cudaEventCreateWithFlags (&c->up_done[k],
+            cudaEventDisableTiming))
+        && copies_ok (c, cudaEventCreateWithFlags (&c->down_done[k],
+            cudaEventDisableTiming));
+  if (set_up) {
+    memset (c->h_in, 0x5a, c->bytes);
+    memset (c->h_out, 0, c->bytes);
+  }
+  /* a thread that failed still passes the gates, so that the others do
+   * not wait a minute for it */
+  start_gate_pass (c->ready);
+  ok = set_up && device_copies_run (c, 0, g_get_monotonic_time () +
+      MULTI_FLOOR_WARMUP_MS * 1000, NULL);
+  start_gate_pass (c->go);
+  ok = ok && device_copies_run (c, c->frames, 0, c->done);
+  if (!ok)
+    fprintf (stderr, "multi-device floor: device %d: %s %s\n", c->device,
+        set_up ? "copies failed:" : "cannot set up:",
+        cudaGetErrorString (c->error));
+  c->ok = ok;
+
+  /* NULL where a step failed or was not reached */
+  for (int k = 0; k < MULTI_FLOOR_DEPTH; k++) {
+    if (c->up_done[k])
+      cudaEventDestroy (c->up_done[k]);
+    if (c->down_done[k])
+      cudaEventDestroy (c->down_done[k]);
+  }
+  if (c->up)
+    cudaStreamDestroy (c->up);
+  if (c->down)
+    cudaStreamDestroy (c->down);
+  cudaFreeHost (c->h_in);
+  cudaFreeHost (c->h_out);
+  cudaFree (c->d_in);
+  cudaFree (c->d_out);
+  return NULL;
+}
+
+double
+multi_device_floor_fps (int n, size_t bytes, double *per_device)
+{
+  DeviceCopies *c;
+  GThread **threads;
+  StartGate ready = { 0 }, go = { 0 };
+  gint64 start = 0, end = G_MAXINT64;
+  gboolean ok = TRUE;
+  double sum = 0.0;
+
+  for (int d = 0; per_device && d < n; d++)
+    per_device[d] = -1.0;
+  if (n <= 0 || bytes == 0)
+    return -1.0;
+  const int frames = (int) CLAMP (MULTI_FLOOR_BYTES / (double) bytes, 100.0,
+      100000.0);
+  c = g_new0 (DeviceCopies, n);
+  threads = g_new0 (GThread *, n);
+  g_mutex_init (&ready.lock);
+  g_cond_init (&ready.all_here);
+  ready.total = n;
+  g_mutex_init (&go.lock);
+  g_cond_init (&go.all_here);
+  go.total = n;
+  for (int d = 0; d < n; d++) {
+    c[d].device = d;
+    c[d].bytes = bytes;
+    c[d].frames = frames;
+    c[d].ready = &ready;
+    c[d].go = &go;
+    c[d].done = g_new0 (gint64, frames);
+    threads[d] = g_thread_new ("device-floor", device_copies_thread, &c[d]);
+  }
+  for (int d = 0; d < n; d++) {
+    g_thread_join (threads[d]);
+    ok = ok && c[d].ok;
+    if (c[d].ok) {
+      start = MAX (start, c[d].done[0]);
+      end = MIN (end, c[d].done[frames - 1]);
+    }
+  }
+  for (int d = 0; ok && end > start && d < n; d++) {
+    long long in_window = 0;
+    for (int f = 0; f < frames; f++)
+      in_window += c[d].done[f] > start && c[d].done[f] <= end;
+    if (per_device)
+      per_device[d] = in_window / ((end - start) / 1e6);
+    sum += in_window / ((end - start) / 1e6);
+  }
+  for (int d = 0; d < n; d++)
+    g_free (c[d].done);
+  g_free (c);
+  g_free (threads);
+  g_mutex_clear (&ready.lock);
+  g_cond_clear (&ready.all_here);
+  g_mutex_clear (&go.lock);
+  g_cond_clear (&go.all_here);
+  return ok && end > start ? sum : -1.0;
+}
