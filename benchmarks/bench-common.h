@@ -112,6 +112,12 @@ typedef struct {
   /* an element named "crop" in the pipeline hears that downstream does
    * not take crop metas (the crop table) */
   gboolean refuse_crop_meta;
+  /* set by the run: the device of the GstCudaContext the pipeline's
+   * cudaconv answers a context query with, which tells where device-id=-1
+   * put it; -1 where none answers (no cudaconv, a run that failed, or a
+   * plugin built without GStreamer's CUDA library, which shares no
+   * context) */
+  int cuda_device;
 } RunWindow;
 
 /* Frames per second through "appsrc name=src ! <middle> ! appsink
@@ -244,6 +250,7 @@ int crop_table (const Bench * bench);
 int regions_table (const Bench * bench);
 int cuda_memory_table (const Bench * b);
 int streams_table (const Bench * b, const char *counts, FeedMode mode);
+int multi_gpu_table (const Bench * b);
 int decode_table (const Bench * b, const char *files);
 int cpu_peer_table (const Bench * bench, int frames);
 int once_run (const Bench * b, int w, int h);

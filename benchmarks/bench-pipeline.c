@@ -193,6 +193,40 @@ share_cuda_context (GstBus * bus, GstMessage * msg, gpointer data)
   return GST_BUS_PASS;
 }
 
+/* The device of the GstCudaContext the pipeline's first cudaconv answers
+ * a context query with, as RunWindow's cuda_device says; the context's
+ * structure names its device, so no link to GStreamer's CUDA library is
+ * needed here. Asked while the element still holds its context (it drops
+ * it when it stops). */
+static int
+cudaconv_device (GstElement * pipeline)
+{
+  GstIterator *it =
+      gst_bin_iterate_all_by_element_factory_name (GST_BIN (pipeline),
+      "cudaconv");
+  GValue item = G_VALUE_INIT;
+  int device = -1;
+
+  if (it && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GstElement *conv = g_value_get_object (&item);
+    GstQuery *query = gst_query_new_context ("gst.cuda.context");
+    GstContext *context = NULL;
+    guint id = 0;
+
+    if (gst_element_query (conv, query)) {
+      gst_query_parse_context (query, &context);
+      if (context && gst_structure_get_uint (gst_context_get_structure
+              (context), "cuda-device-id", &id))
+        device = (int) id;
+    }
+    gst_query_unref (query);
+    g_value_unset (&item);
+  }
+  if (it)
+    gst_iterator_free (it);
+  return device;
+}
+
 double
 pipeline_run (const char *middle, const char *format, int w, int h,
     FeedMode mode, int frames, RunWindow * window)
@@ -212,6 +246,8 @@ pipeline_run (const char *middle, const char *format, int w, int h,
   double fps = -1.0;
 
   g_free (desc);
+  if (window)
+    window->cuda_device = -1;
   /* a missing element leaves a pipeline without it, and an error */
   if (err) {
     fprintf (stderr, "pipeline: %s\n", err->message);
@@ -275,6 +311,8 @@ pipeline_run (const char *middle, const char *format, int w, int h,
       window->times[got - 1] = t1;
     gst_sample_unref (s);
   }
+  if (window)
+    window->cuda_device = cudaconv_device (pipeline);
   g_atomic_int_set (&feeder.stop, 1);
   if (g_atomic_pointer_get (&feeder.pool))
     gst_buffer_pool_set_flushing (feeder.pool, TRUE);

@@ -129,6 +129,28 @@ def main():
             if cells:
                 print(f"  {size} r{radius:<2} NPP time / ours: "
                       + ", ".join(cells))
+    # several GPUs (--multi-gpu) against the transfer floor of as many,
+    # measured around each row in the same run
+    for n, target in ((2, 95), (4, 97)):
+        ratio = get(("multi-gpu", "3840x2160", 8, n, "aggregate / floor"))
+        line(f"{n} GPUs, one 2160p pipeline each / {n}-GPU floor",
+             None if ratio is None else 100 * ratio, target, unit="%")
+    spread = sorted(k[3] for k in r if k[0] == "multi-gpu-spread"
+                    and k[4] == "aggregate / floor")
+    if not spread:
+        line("16 pipelines 1080p, device-id=-1 / floor of all GPUs", None,
+             95, unit="%")
+    for devices in spread:
+        key = ("multi-gpu-spread", "1920x1080", 8, devices)
+        line(f"16 pipelines 1080p, device-id=-1 / {devices}-GPU floor",
+             100 * get(key + ("aggregate / floor",)), 95, unit="%")
+        counts = [get(key + (f"device {d} pipelines",))
+                  for d in range(devices)]
+        if None in counts:
+            print("    landed on: unknown")
+        else:
+            print("    landed on: " + ", ".join(
+                f"device {d} {int(c)}" for d, c in enumerate(counts)))
     ours = get(("cpu-vs-gaussianblur", "1920x1080", 8, 3, "cudaconv-cpu"))
     theirs = get(("cpu-vs-gaussianblur", "1920x1080", 8, 3, "gaussianblur"))
     if ours and theirs and theirs > 0:

@@ -3,7 +3,8 @@
 # GPU machine): the kernels, the element end to end with its floor and
 # cudaupload ! cudadownload (I420, then P010_10LE, YUY2 and v210), CUDA
 # memory in and out against the kernels, 1 to 64 pipelines at once in one
-# process (system memory, then CUDA memory), NVDEC into cudaconv, the CPU
+# process (system memory, then CUDA memory), one pipeline per GPU against
+# the floor of as many GPUs, NVDEC into cudaconv, the CPU
 # backend against gaussianblur, crop metas taken against refused, the live
 # run, (where gstreamer1.0-opencv is installed) the CPU backend against
 # OpenCV's cvsmooth, then the Python peers (CuPy, PyTorch, OpenCV) on the
@@ -41,6 +42,11 @@ done
 if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
   "$build/benchmarks/cudaconv-bench" --csv "$csv" --separate-contexts --devices 0,1 --streams 1,2 --size 3840x2160 --frames 1000 || status=1
 fi
+# one 2160p pipeline per GPU on 1, 2 and 4 GPUs against the floor of as
+# many measured around each row, then 16 1080p pipelines with device-id=-1
+# against the floor of all of them; with one GPU only the rows of one run,
+# and the mode says why
+"$build/benchmarks/cudaconv-bench" --csv "$csv" --multi-gpu --frames 2000 || status=1
 # NVDEC into cudaconv: the small streams of benchmarks/media joined into
 # 2400 frames of 1920x1080 and 1200 of 3840x2160
 media=$(mktemp -d)

@@ -2,7 +2,7 @@
  *
  *   cudaconv-bench [--kernels] [--element] [--live] [--once] [--cpu-peers]
  *                  [--crop] [--regions] [--packed] [--wide] [--cuda-memory]
- *                  [--streams LIST]
+ *                  [--streams LIST] [--multi-gpu]
  *                  [--cuda-streams LIST] [--separate-contexts]
  *                  [--devices LIST] [--decode FILES]
  *                  [--frames N]
@@ -33,8 +33,18 @@
  * CUDA memory, against the transfer floor or the kernels' capacity.
  * --separate-contexts gives each pipeline its own CUDA context; --devices
  * spreads them over devices (one 2160p pipeline per GPU: --devices 0,1
- * --streams 1,2). Decode (--decode, not part of "all"): nvh264dec ! cudaconv !
- * cudadownload against nvh264dec ! cudadownload on the same files.
+ * --streams 1,2). Many GPUs (--multi-gpu, not part of "all"): on a
+ * machine of D devices, for N of 1, 2 and 4 up to D (and N = D), one
+ * 3840x2160 I420 pipeline per device, each with device-id=d and its own
+ * context, against the floor of N devices measured just before and just
+ * after it (a thread per device copying frames both ways at once, as the
+ * transfer floor does, all devices together, frames/s summed); then 16
+ * pipelines of 1920x1080 with device-id=-1 against the floor of all D, and
+ * how many landed on each device. It takes I420 at those sizes whatever
+ * --format and --size say; --frames is each 2160p pipeline's count, four
+ * times it each 1080p one's. Decode (--decode, not part of "all"):
+ * nvh264dec ! cudaconv ! cudadownload against nvh264dec ! cudadownload on
+ * the same files.
  * With no section named, all but --once and --cpu-peers run. --csv appends
  * every number to a file for benchmarks/bench-report.py and
  * benchmarks/bench-plot.py.
@@ -52,7 +62,7 @@ main (int argc, char **argv)
   gboolean kernels = FALSE, element = FALSE, live = FALSE, once = FALSE;
   gboolean cpu_peers = FALSE, crop = FALSE, packed = FALSE;
   gboolean regions = FALSE;
-  gboolean cuda_memory = FALSE, wide = FALSE;
+  gboolean cuda_memory = FALSE, wide = FALSE, multi_gpu = FALSE;
   Bench bench = { .frames = 1000 };
   gchar *size = NULL, *format = NULL, *props = NULL, *streams = NULL;
   gchar *rows = NULL;
@@ -74,6 +84,9 @@ main (int argc, char **argv)
         "The CPU backend against OpenCV's cvsmooth on 1080p RGB", NULL},
     {"streams", 0, 0, G_OPTION_ARG_STRING, &streams,
           "Many pipelines at once, these counts of them (1,4,16,64)", "LIST"},
+    {"multi-gpu", 0, 0, G_OPTION_ARG_NONE, &multi_gpu,
+          "One 2160p pipeline per GPU against the floor of as many GPUs, "
+          "then 16 1080p pipelines with device-id=-1", NULL},
     {"cuda-memory", 0, 0, G_OPTION_ARG_NONE, &cuda_memory,
         "CUDA memory in and out against the kernels' capacity", NULL},
     {"cuda-streams", 0, 0, G_OPTION_ARG_STRING, &cuda_streams,
@@ -146,7 +159,7 @@ main (int argc, char **argv)
   }
   if (!kernels && !packed && !element && !live && !once && !cpu_peers
       && !crop && !regions && !streams && !cuda_memory && !cuda_streams
-      && !decode && !wide)
+      && !decode && !wide && !multi_gpu)
     kernels = element = live = crop = regions = cuda_memory = TRUE;
   if (!format)
     format = g_strdup ("I420");
@@ -190,6 +203,8 @@ main (int argc, char **argv)
     status |= streams_table (&bench, streams, FEED_FOREIGN);
   if (cuda_streams)
     status |= streams_table (&bench, cuda_streams, FEED_CUDA_POOL);
+  if (multi_gpu)
+    status |= multi_gpu_table (&bench);
   if (decode)
     status |= decode_table (&bench, decode);
   if (cpu_peers)
