@@ -293,6 +293,43 @@ offer_context (GstElement * element, GstCudaContext * made)
       gst_message_new_have_context (GST_OBJECT (element), shared));
 }
 
+/* The process's GstCudaContext for each device, kept while an element
+ * uses it: the elements that choose their device (device-id=-1) share one
+ * CUDA context per device, since a GPU takes turns between contexts instead
+ * of overlapping their work (BENCHMARKS.md, "Many streams in one
+ * process"). An element given device-id makes its own, as nvcodec's
+ * elements do. */
+static GMutex device_contexts_lock;
+static GWeakRef *device_contexts;
+static gint n_device_contexts;
+
+/* A reference to the process's context for device, made if none is
+ * alive; NULL if GStreamer's CUDA library cannot make it. */
+static GstCudaContext *
+device_context (gint device)
+{
+  GstCudaContext *context = NULL;
+
+  g_mutex_lock (&device_contexts_lock);
+  /* the weak references stay where they are: the count of devices is
+   * that of the process, read once */
+  if (!device_contexts) {
+    n_device_contexts = MAX (cudaconv_cuda_device_count (), device + 1);
+    device_contexts = g_new0 (GWeakRef, n_device_contexts);
+    for (gint d = 0; d < n_device_contexts; d++)
+      g_weak_ref_init (&device_contexts[d], NULL);
+  }
+  if (device < n_device_contexts)
+    context = g_weak_ref_get (&device_contexts[device]);
+  if (!context) {
+    context = gst_cuda_context_new ((guint) device);
+    if (context && device < n_device_contexts)
+      g_weak_ref_set (&device_contexts[device], context);
+  }
+  g_mutex_unlock (&device_contexts_lock);
+  return context;
+}
+
 gboolean
 gst_cudaconv_ensure_cuda_context (GstElement * element, gint device_id,
     GstObject ** context, gint * device, GError ** error)
@@ -332,7 +369,8 @@ gst_cudaconv_ensure_cuda_context (GstElement * element, gint device_id,
         cudaconv_device_load_started (chosen));
   else
     GST_INFO_OBJECT (element, "device %d: device-id names it", chosen);
-  made = gst_cuda_context_new ((guint) chosen);
+  made = device_id < 0 ? device_context (chosen) :
+      gst_cuda_context_new ((guint) chosen);
   if (!made) {
     cudaconv_device_load_release (chosen);
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,

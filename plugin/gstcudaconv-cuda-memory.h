@@ -63,8 +63,9 @@ GstMapFlags gst_cudaconv_map_flag (gboolean cuda_memory);
  * the context query, or one the application sets when asked with
  * need-context (for device_id, or any for -1). Only without one is a
  * device chosen, device_id or for -1 the one where the fewest elements of
- * this process are started, and a new context made there and offered to
- * the neighbours in turn. Says why when there is none, with nothing
+ * this process are started, and a context taken there (for -1 the
+ * process's context for that device, made if no element uses one; else a
+ * new one) and offered to the neighbours in turn. Says why when there is none, with nothing
  * counted (*device -1). Builds without the library share no context: they
  * leave *context NULL and choose and count the device alone. */
 gboolean gst_cudaconv_ensure_cuda_context (GstElement * element,

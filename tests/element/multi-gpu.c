@@ -250,6 +250,20 @@ GST_START_TEST (test_spread_over_devices)
   /* one after the other, each takes the next device */
   for (gint i = 0; i < N_SPREAD; i++)
     fail_unless_equals_int (devices[i], i % n);
+  /* and the pipelines on one device share its CUDA context */
+  for (gint i = n; i < N_SPREAD; i++) {
+    GstElement *a = gst_bin_get_by_name (GST_BIN (pipelines[i]), "c");
+    GstElement *b = gst_bin_get_by_name (GST_BIN (pipelines[i - n]), "c");
+    GstCudaContext *ca = queried_cuda_context (a);
+    GstCudaContext *cb = queried_cuda_context (b);
+
+    fail_unless (ca != NULL && ca == cb, "pipelines %d and %d on device %d "
+        "do not share a CUDA context", i - n, i, devices[i]);
+    gst_object_unref (ca);
+    gst_object_unref (cb);
+    gst_object_unref (a);
+    gst_object_unref (b);
+  }
 
   /* device 1 emptied: the least busy again */
   for (gint i = 0; i < N_SPREAD; i++)
