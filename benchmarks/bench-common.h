@@ -235,7 +235,15 @@ double transfer_floor_ms (size_t bytes);
 #define MULTI_FLOOR_DEPTH 4
 #define MULTI_FLOOR_WARMUP_MS 250
 #define MULTI_FLOOR_BYTES 40e9
-double multi_device_floor_fps (int n, size_t bytes, double *per_device);
+/* ring: the distinct pinned frames each device's copies cycle through each
+ * way. One frame stays in the host's last-level cache, which then serves
+ * the copies instead of memory; multi_floor_ring (bytes) frames, at least
+ * MULTI_FLOOR_RING_BYTES, cannot, as frames coming from a camera or a
+ * decoder do not. */
+#define MULTI_FLOOR_RING_BYTES (256.0 * 1024 * 1024)
+int multi_floor_ring (size_t bytes);
+double multi_device_floor_fps (int n, size_t bytes, int ring,
+    double *per_device);
 
 /* The tables of CUDA builds */
 int cuda_kernel_table (const Bench * b);

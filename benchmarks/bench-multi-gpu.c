@@ -30,8 +30,12 @@ multi_gpu_row (const Bench * b, const char *what, const char *label,
   gchar *name;
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, w, h);
+  const int ring = multi_floor_ring (info.size);
+  /* the same copies from one frame each way, which the host's cache
+   * holds: what the floor would be if frames never left it */
+  const double cached = multi_device_floor_fps (devices, info.size, 1, NULL);
   const double floor_before = multi_device_floor_fps (devices, info.size,
-      before);
+      ring, before);
   for (int i = 0; i < pipelines; i++) {
     streams[i].middle = g_strdup_printf ("cudaconv backend=cuda "
         "device-id=%d kernel=gaussian radius=2 sigma=%.2f", spread ? -1 :
@@ -44,7 +48,7 @@ multi_gpu_row (const Bench * b, const char *what, const char *label,
   }
   outcome = streams_run (streams, pipelines, TRUE, &t);
   const double floor_after = multi_device_floor_fps (devices, info.size,
-      after);
+      ring, after);
 
   /* the floor of the row: the mean of the two, or the one that ran (the
    * other said why on stderr) */
@@ -66,9 +70,11 @@ multi_gpu_row (const Bench * b, const char *what, const char *label,
 
   if (outcome == STREAMS_RAN) {
     printf ("%-34s %2d %3d %10.1f %10.1f %7.1f  (floor %.1f before, "
-        "%.1f after)\n", label, devices, pipelines, t.aggregate, floor,
+        "%.1f after; one cached frame: %.1f, %.1f%%)\n", label, devices,
+        pipelines, t.aggregate, floor,
         floor > 0 ? 100.0 * t.aggregate / floor : -1.0, floor_before,
-        floor_after);
+        floor_after, cached, cached > 0 ? 100.0 * t.aggregate / cached :
+        -1.0);
     csv_row (b, what, w, h, 8, devices, "aggregate", t.aggregate);
     if (floor > 0)
       csv_row (b, what, w, h, 8, devices, "aggregate / floor",
@@ -91,6 +97,8 @@ multi_gpu_row (const Bench * b, const char *what, const char *label,
     csv_row (b, what, w, h, 8, devices, "floor before", floor_before);
   if (floor_after > 0)
     csv_row (b, what, w, h, 8, devices, "floor after", floor_after);
+  if (cached > 0)
+    csv_row (b, what, w, h, 8, devices, "floor one cached frame", cached);
 
   /* where each pipeline's cudaconv worked, from the CUDA context it
    * answers with: a plugin built without GStreamer's CUDA library shares
@@ -188,17 +196,22 @@ multi_gpu_table (const Bench * b)
   }
   printf ("). Floor of N devices: on each of devices 0..N-1 at once, one "
       "thread (its device set first, then its own pinned host and device "
-      "buffers) copying an I420 frame host-to-device and device-to-host on "
-      "two streams, frame after frame with %d queued, %d ms of warm-up then "
-      "%.0f GB each way; frames/s summed over the devices, counted while all "
-      "of them copy; measured just before and just after each row, which "
-      "is compared with the mean of the two. Rows: pipelines appsrc ! "
+      "buffers) copying I420 frames host-to-device and device-to-host on "
+      "two streams, frame after frame with %d queued, cycling through "
+      "%.0f MB of distinct pinned frames each way (more than the host's "
+      "cache holds, as frames from a camera or decoder are), %d ms of "
+      "warm-up then %.0f GB each way; frames/s summed over the devices, "
+      "counted while all of them copy; measured just before and just after "
+      "each row, which is compared with the mean of the two (and, for "
+      "reference, with the same copies from one cached frame each way). "
+      "Rows: pipelines appsrc ! "
       "cudaconv backend=cuda device-id=<d> kernel=gaussian radius=2 "
       "sigma=<its own> ! appsink sync=false, I420, foreign (registered) "
-      "input, a GstCudaContext each, all at once, %d frames each at "
+      "input, all at once (device-id=-1: the process's context of the "
+      "device; else a GstCudaContext each), %d frames each at "
       "%dx%d and %d at %dx%d; aggregate frames/s while all of them run "
       "(each past its %dth output, none ended)\n", MULTI_FLOOR_DEPTH,
-      MULTI_FLOOR_WARMUP_MS, MULTI_FLOOR_BYTES / 1e9, big_frames, big_w,
+      MULTI_FLOOR_RING_BYTES / (1024.0 * 1024.0), MULTI_FLOOR_WARMUP_MS, MULTI_FLOOR_BYTES / 1e9, big_frames, big_w,
       big_h, small_frames, small_w, small_h, WARMUP_OUTPUTS);
   /* the one-frame floor of the other tables, to set the N = 1 floor
    * beside */

@@ -1,5 +1,6 @@
 /* cudaconv benchmark: GPU time of kernels and copies, with CUDA events
  * (bench-common.h); CUDA builds only. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,6 +274,7 @@ typedef struct {
   int device;
   size_t bytes;
   int frames;
+  int ring;                     /* host frames each way, used in turn */
   StartGate *ready, *go;
   gint64 *done;                 /* frames: when each was seen done */
   gboolean ok;
@@ -293,12 +295,15 @@ copies_ok (DeviceCopies * c, cudaError_t error)
 }
 
 static gboolean
-device_copies_queue (DeviceCopies * c, int slot)
+device_copies_queue (DeviceCopies * c, int slot, int frame)
 {
-  return copies_ok (c, cudaMemcpyAsync (c->d_in, c->h_in, c->bytes,
-          cudaMemcpyHostToDevice, c->up))
+  const size_t at = (size_t) (frame % c->ring) * c->bytes;
+
+  return copies_ok (c, cudaMemcpyAsync (c->d_in, (char *) c->h_in + at,
+          c->bytes, cudaMemcpyHostToDevice, c->up))
       && copies_ok (c, cudaEventRecord (c->up_done[slot], c->up))
-      && copies_ok (c, cudaMemcpyAsync (c->h_out, c->d_out, c->bytes,
+      && copies_ok (c, cudaMemcpyAsync ((char *) c->h_out + at, c->d_out,
+          c->bytes,
           cudaMemcpyDeviceToHost, c->down))
       && copies_ok (c, cudaEventRecord (c->down_done[slot], c->down));
 }
@@ -328,7 +333,8 @@ device_copies_run (DeviceCopies * c, int frames, gint64 until, gint64 * done)
         done[finished] = g_get_monotonic_time ();
       finished++;
     }
-    ok = ok && device_copies_queue (c, queued++ % MULTI_FLOOR_DEPTH);
+    ok = ok && device_copies_queue (c, queued % MULTI_FLOOR_DEPTH, queued);
+    queued++;
   }
   for (; ok && finished < queued; finished++) {
     ok = device_copies_wait (c, finished % MULTI_FLOOR_DEPTH);
@@ -345,9 +351,9 @@ device_copies_thread (gpointer data)
   gboolean set_up, ok;
 
   set_up = copies_ok (c, cudaSetDevice (c->device))
-      && copies_ok (c, cudaHostAlloc (&c->h_in, c->bytes,
+      && copies_ok (c, cudaHostAlloc (&c->h_in, c->bytes * c->ring,
           cudaHostAllocDefault))
-      && copies_ok (c, cudaHostAlloc (&c->h_out, c->bytes,
+      && copies_ok (c, cudaHostAlloc (&c->h_out, c->bytes * c->ring,
           cudaHostAllocDefault))
       && copies_ok (c, cudaMalloc (&c->d_in, c->bytes))
       && copies_ok (c, cudaMalloc (&c->d_out, c->bytes))
@@ -361,8 +367,8 @@ device_copies_thread (gpointer data)
         && copies_ok (c, cudaEventCreateWithFlags (&c->down_done[k],
             cudaEventDisableTiming));
   if (set_up) {
-    memset (c->h_in, 0x5a, c->bytes);
-    memset (c->h_out, 0, c->bytes);
+    memset (c->h_in, 0x5a, c->bytes * c->ring);
+    memset (c->h_out, 0, c->bytes * c->ring);
   }
   /* a thread that failed still passes the gates, so that the others do
    * not wait a minute for it */
@@ -395,8 +401,14 @@ device_copies_thread (gpointer data)
   return NULL;
 }
 
+int
+multi_floor_ring (size_t bytes)
+{
+  return bytes > 0 ? (int) ceil (MULTI_FLOOR_RING_BYTES / (double) bytes) : 1;
+}
+
 double
-multi_device_floor_fps (int n, size_t bytes, double *per_device)
+multi_device_floor_fps (int n, size_t bytes, int ring, double *per_device)
 {
   DeviceCopies *c;
   GThread **threads;
@@ -407,7 +419,7 @@ multi_device_floor_fps (int n, size_t bytes, double *per_device)
 
   for (int d = 0; per_device && d < n; d++)
     per_device[d] = -1.0;
-  if (n <= 0 || bytes == 0)
+  if (n <= 0 || bytes == 0 || ring < 1)
     return -1.0;
   const int frames = (int) CLAMP (MULTI_FLOOR_BYTES / (double) bytes, 100.0,
       100000.0);
@@ -423,6 +435,7 @@ multi_device_floor_fps (int n, size_t bytes, double *per_device)
     c[d].device = d;
     c[d].bytes = bytes;
     c[d].frames = frames;
+    c[d].ring = ring;
     c[d].ready = &ready;
     c[d].go = &go;
     c[d].done = g_new0 (gint64, frames);
