@@ -1,8 +1,10 @@
 /* cudaconv: the CPU back end's worker pool (see cudaconv-cpu-pool.h).
  *
  * One job at a time: the caller publishes it under the lock, bumps the
- * generation and wakes the workers; everyone, the caller too, takes task
- * indices until none is left, and the caller waits for the last to finish.
+ * generation and wakes as many workers as it has tasks for (a worker
+ * that was not waiting sees the new generation when it comes back);
+ * everyone woken, the caller too, takes task indices until none is left,
+ * and the caller waits for the last to finish.
  * Workers live as long as the process. */
 #include <errno.h>
 #include <pthread.h>
@@ -85,8 +87,11 @@ cc_cpu_pool_run (int n, CcPoolTask task, void *data)
   job_next = 0;
   job_done = 0;
   generation++;
-  if (n > 1)
-    pthread_cond_broadcast (&wake);
+  /* as many workers as there are tasks beyond the caller's: waking every
+   * worker for a small job (a region's window) costs more than the job
+   * on a machine of many cores, and they all queue on the lock */
+  for (int k = 0; k < n - 1 && k < n_workers; k++)
+    pthread_cond_signal (&wake);
   take_items ();
   while (job_done < job_items)
     pthread_cond_wait (&finished, &lock);
