@@ -38,10 +38,6 @@ done
 "$build/benchmarks/cudaconv-bench" --csv "$csv" --streams 1,4,16,64 --frames 3000 || status=1
 "$build/benchmarks/cudaconv-bench" --csv "$csv" --cuda-streams 1,4,16,64 --frames 20000 || status=1
 "$build/benchmarks/cudaconv-bench" --csv "$csv" --separate-contexts --cuda-streams 4,16 --frames 20000 || status=1
-# one 2160p pipeline per GPU against one alone, where there are two
-if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
-  "$build/benchmarks/cudaconv-bench" --csv "$csv" --separate-contexts --devices 0,1 --streams 1,2 --size 3840x2160 --frames 1000 || status=1
-fi
 # one 2160p pipeline per GPU on 1, 2 and 4 GPUs against the floor of as
 # many measured around each row, then 16 1080p pipelines with device-id=-1
 # against the floor of all of them; with one GPU only the rows of one run,
