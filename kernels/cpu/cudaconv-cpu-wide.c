@@ -1,11 +1,12 @@
 /* cudaconv: the CPU back end's wide shapes (cudaconv-cpu-wide.h).
  *
- * Box runs in one pass over strips of columns, each thread walking one
- * strip down the plane: the row sums of its window's 2r+1 rows (prefix sums
- * along the row, with 2r columns of halo) sit in a ring that stays in the
- * core's cache, and the column sums run: the row entering is added, the
- * row leaving taken off. The source is read once and the output written
- * once, at a few integer operations per sample whatever r.
+ * Box runs in two phases over a uint32 plane of row sums: the sums of
+ * 2r+1 values along each row (prefix sums, then their differences) over
+ * bands of whole rows, then the column sums over strips of columns, each
+ * thread walking one strip down the plane: the row entering the window
+ * added, the row leaving taken off. No sum is made twice, so the cost is a
+ * few integer operations per sample whatever r; a strip's window of rows
+ * stays in cache.
  * Wide runs in two phases over an fp32 intermediate the size of the plane,
  * so that no thread redoes another's rows: the row factor over bands of
  * source rows, then the column factor and the centre term over strips of
@@ -288,17 +289,13 @@ max_value (const CcComponent *c)
 
 /* Row y's sums of 2r+1 values for columns x0 .. x0 + n - 1: the row's
  * values from x0 - r to x0 + n + r (ghost columns by the border) in
- * padded, then a running sum; y -1 (a zero ghost row) gives zeros */
+ * padded (n + 2r + 1 entries), then a running sum */
 static void
 box_row_sums (const ShapeJob *job, int y, int x0, int n, uint32_t *padded,
     uint32_t *out)
 {
   const CcComponent *src = job->src;
   const int r = job->filter->radius, w = src->width;
-  if (y < 0) {
-    memset (out, 0, sizeof (uint32_t) * (size_t) n);
-    return;
-  }
   /* the columns inside the plane in one load, the ghosts one by one from
    * the source (wrap and mirror reach columns outside the strip's span) */
   const int in0 = x0 - r > 0 ? x0 - r : 0;
@@ -318,64 +315,74 @@ box_row_sums (const ShapeJob *job, int y, int x0, int n, uint32_t *padded,
   window_sums (out, padded, n, 2 * r + 1);
 }
 
-/* acc[x] += in[x] - ring[x], and in replaces ring: the row entering the
- * window and the row leaving it, modulo 2^32 (sums of values stay below
- * 2^32, so the running sums come out exact) */
-HOT_LOOP static void
-slide_ring (uint32_t *restrict acc, uint32_t *restrict ring,
-    const uint32_t *restrict in, int n)
+/* Box, row phase: each source row's sums of 2r+1 values along the row
+ * (ghost columns by the border), for a band of whole rows, into the
+ * plane of row sums; whole rows, so no column's sum is made twice. */
+static void
+box_rows (void *data, int band)
 {
-  for (int x = 0; x < n; x++) {
-    acc[x] += in[x] - ring[x];
-    ring[x] = in[x];
+  ShapeJob *job = data;
+  const int r = job->filter->radius, w = job->src->width;
+  uint32_t *sums = job->mid;
+  int y0, y1;
+
+  band_of (job->src->height, job->n_tasks, band, &y0, &y1);
+  /* the padded values, ghosts of a plane narrower than the filter
+   * included, and the prefix sum's last entry */
+  uint32_t *padded = malloc (sizeof (uint32_t) * ((size_t) w + 2 * r + 1));
+  if (!padded) {
+    job->status[band] = ENOMEM;
+    return;
   }
+  for (int y = y0; y < y1; y++)
+    box_row_sums (job, y, 0, w, padded, sums + (size_t) y * w);
+  free (padded);
 }
 
-/* Box: a strip of columns down the whole plane, in one pass. Each row's
- * sums along the strip (from the source, with its 2r columns of halo)
- * enter a ring of the 2r+1 rows of the window and the column sums; the row
- * leaving is taken off as the one entering takes its slot. The ring stays
- * in the core's cache, so the source is read once and the output written
- * once whatever r. */
+/* The row sums of logical row i (a ghost row by the border) from column
+ * x0; NULL for a zero ghost row */
+static const uint32_t *
+strip_row (const ShapeJob *job, int i, int x0)
+{
+  const int y = cc_border_index (i, job->dst->height, job->border);
+
+  return y < 0 ? NULL :
+      (const uint32_t *) job->mid + (size_t) y * job->dst->width + x0;
+}
+
+/* Box, column phase: a strip of columns down the whole plane, the column
+ * sums of the row sums running: the row entering the window added, the
+ * row leaving it taken off (ghost rows by the border; a zero ghost row
+ * adds nothing). The 2r+1 rows of a narrow strip stay in the core's
+ * cache, so each row sum is read from memory once. */
 static void
-box_strip (void *data, int strip)
+box_columns (void *data, int strip)
 {
   ShapeJob *job = data;
   const CcComponent *dst = job->dst;
   const CcFilter *f = job->filter;
-  const int r = f->radius, side = 2 * r + 1, h = dst->height;
+  const int r = f->radius, h = dst->height;
   int x0, x1;
 
   band_of (dst->width, job->n_tasks, strip, &x0, &x1);
   const int n = x1 - x0;
-  /* the ring, the column sums, a row's sums, its padded values, the
-   * output values; the ghost values of padded may reach r past both
-   * sides of a plane narrower than the filter */
-  uint32_t *ring = calloc ((size_t) n * (side + 3) + n + 2 * r + 1,
-      sizeof (uint32_t));
-  uint32_t *sum = ring + (size_t) n * side, *row = sum + n, *out = row + n;
-  uint32_t *padded = out + n;
-  if (!ring) {
+  uint32_t *acc = calloc ((size_t) n * 2, sizeof (uint32_t));
+  uint32_t *out = acc + n;
+  if (!acc) {
     job->status[strip] = ENOMEM;
     return;
   }
-#define MAPPED(i) cc_border_index ((i), h, job->border)
-  /* slot (i + r) % side holds logical row i */
-  for (int i = -r; i <= r; i++) {
-    box_row_sums (job, MAPPED (i), x0, n, padded, row);
-    slide_ring (sum, ring + (size_t) (i + r) * n, row, n);
-  }
+  for (int i = -r; i <= r; i++)
+    slide_sums (acc, strip_row (job, i, x0), NULL, n);
   for (int y = 0; y < h; y++) {
-    scale_sums (out, sum, n, f->scale, f->offset, max_value (dst),
+    scale_sums (out, acc, n, f->scale, f->offset, max_value (dst),
         dst->sample == CC_SAMPLE_U8);
     store_values (dst, y, x0, n, out);
-    if (y + 1 < h) {
-      box_row_sums (job, MAPPED (y + r + 1), x0, n, padded, row);
-      slide_ring (sum, ring + (size_t) ((y + 2 * r + 1) % side) * n, row, n);
-    }
+    if (y + 1 < h)
+      slide_sums (acc, strip_row (job, y + r + 1, x0),
+          strip_row (job, y - r, x0), n);
   }
-#undef MAPPED
-  free (ring);
+  free (acc);
 }
 
 /* acc[x] (+)= sum_k w[k] * p[k][x] over up to TAPS_PER_SWEEP terms;
@@ -558,8 +565,17 @@ cc_cpu_convolve_shape (const CcComponent *src, const CcComponent *dst,
           blocks_band);
     }
     case CC_SHAPE_BOX:
-      return run_parts (&job, parts (w, MIN_STRIP_COLUMNS, n_threads),
-          box_strip);
+      /* row sums, one per sample */
+      job.mid = scratch_take (sizeof (uint32_t) * (size_t) w * h, &kept);
+      if (!job.mid)
+        return ENOMEM;
+      err = run_parts (&job, parts (h, MIN_ROWS_PER_BAND, n_threads),
+          box_rows);
+      if (!err)
+        err = run_parts (&job, parts (w, MIN_STRIP_COLUMNS, n_threads),
+            box_columns);
+      scratch_give (job.mid, kept);
+      return err;
     case CC_SHAPE_WIDE:
       /* floats, one per sample */
       job.mid = scratch_take (sizeof (float) * (size_t) w * h, &kept);
