@@ -293,12 +293,13 @@ offer_context (GstElement * element, GstCudaContext * made)
       gst_message_new_have_context (GST_OBJECT (element), shared));
 }
 
-/* The process's GstCudaContext for each device, kept while an element
- * uses it: the elements that choose their device (device-id=-1) share one
+/* The process's GstCudaContext for each device, alive while anything
+ * holds it (elements, the contexts pipelines keep): the elements that choose their device (device-id=-1) share one
  * CUDA context per device, since a GPU takes turns between contexts instead
  * of overlapping their work (BENCHMARKS.md, "Many streams in one
  * process"). An element given device-id makes its own, as nvcodec's
- * elements do. */
+ * elements do. Like any shared context, a sticky CUDA error in one element
+ * breaks it for all of them. */
 static GMutex device_contexts_lock;
 static GWeakRef *device_contexts;
 static gint n_device_contexts;

@@ -64,9 +64,9 @@ GstMapFlags gst_cudaconv_map_flag (gboolean cuda_memory);
  * need-context (for device_id, or any for -1). Only without one is a
  * device chosen, device_id or for -1 the one where the fewest elements of
  * this process are started, and a context taken there (for -1 the
- * process's context for that device, made if no element uses one; else a
- * new one) and offered to the neighbours in turn. Says why when there is none, with nothing
- * counted (*device -1). Builds without the library share no context: they
+ * process's context for that device, made if none is alive; else a new
+ * one) and offered to the neighbours in turn. Says why when there is
+ * none, with nothing counted (*device -1). Builds without the library share no context: they
  * leave *context NULL and choose and count the device alone. */
 gboolean gst_cudaconv_ensure_cuda_context (GstElement * element,
     gint device_id, GstObject ** context, gint * device, GError ** error);

@@ -142,8 +142,10 @@ open_backend (GstCudaConv * self, const GstCudaConvSettings * s,
     backend->report_data = self;
     return backend;
   }
-  /* nothing runs on the device that was counted */
+  /* nothing runs on the device that was counted, and the next start
+   * chooses again (device-id may change in READY) */
   release_device (self);
+  gst_clear_object (&self->cuda_context);
   if (s->backend == GST_CUDACONV_BACKEND_CUDA) {
     g_propagate_error (error, err);
     return NULL;

@@ -8,6 +8,7 @@
  * Workers live as long as the process. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 
 #include "cudaconv-cpu-pool.h"
 
@@ -38,12 +39,13 @@ take_items (void)
   }
 }
 
+/* born_in: the generation before the job that made the worker, so that
+ * it takes part in that job too */
 static void *
-worker (void *unused)
+worker (void *born_in)
 {
-  (void) unused;
   pthread_mutex_lock (&lock);
-  unsigned seen = generation;
+  unsigned seen = (unsigned) (uintptr_t) born_in;
   for (;;) {
     while (generation == seen)
       pthread_cond_wait (&wake, &lock);
@@ -63,7 +65,8 @@ grow_workers (int wanted)
     pthread_attr_t attr;
     pthread_attr_init (&attr);
     pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
-    status = pthread_create (&thread, &attr, worker, NULL);
+    status = pthread_create (&thread, &attr, worker,
+        (void *) (uintptr_t) generation);
     pthread_attr_destroy (&attr);
     if (status != 0)
       break;
