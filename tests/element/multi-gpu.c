@@ -211,22 +211,22 @@ device_count (void)
   return count;
 }
 
-#define N_SPREAD 8
-
-/* Eight pipelines of device-id=-1 in one process, started one after the
- * other, take the least busy device in turn: two a device on four GPUs,
- * an even share on any number (counts within one of each other). Their
+/* Eight pipelines of device-id=-1 in one process (two a device where
+ * there are more than four GPUs), started one after the other, take the
+ * least busy device in turn: two a device on four GPUs, an even share on
+ * any number (counts within one of each other). Their
  * counts drop when they stop: a device emptied gets the next pipeline,
  * and with all stopped the turn starts again at device 0. */
 GST_START_TEST (test_spread_over_devices)
 {
   const gint n = device_count ();
-  GstElement *pipelines[N_SPREAD], *extra;
-  gint devices[N_SPREAD];
+  const gint n_spread = MAX (8, 2 * n);
+  GstElement **pipelines = g_new0 (GstElement *, n_spread), *extra;
+  gint *devices = g_new0 (gint, n_spread);
   gint *per_device = g_new0 (gint, n);
-  gint fewest = N_SPREAD, most = 0;
+  gint fewest = n_spread, most = 0;
 
-  for (gint i = 0; i < N_SPREAD; i++) {
+  for (gint i = 0; i < n_spread; i++) {
     gchar *on_device;
 
     pipelines[i] = start_paused (SPREAD_PIPELINE ("fakesink"), NULL, NULL);
@@ -242,16 +242,16 @@ GST_START_TEST (test_spread_over_devices)
   for (gint d = 0; d < n; d++) {
     fewest = MIN (fewest, per_device[d]);
     most = MAX (most, per_device[d]);
-    fail_unless (per_device[d] >= N_SPREAD / n, "device %d got %d of %d "
-        "pipelines on %d devices", d, per_device[d], N_SPREAD, n);
+    fail_unless (per_device[d] >= n_spread / n, "device %d got %d of %d "
+        "pipelines on %d devices", d, per_device[d], n_spread, n);
   }
   fail_unless (most - fewest <= 1, "%d to %d pipelines a device", fewest,
       most);
   /* one after the other, each takes the next device */
-  for (gint i = 0; i < N_SPREAD; i++)
+  for (gint i = 0; i < n_spread; i++)
     fail_unless_equals_int (devices[i], i % n);
   /* and the pipelines on one device share its CUDA context */
-  for (gint i = n; i < N_SPREAD; i++) {
+  for (gint i = n; i < n_spread; i++) {
     GstElement *a = gst_bin_get_by_name (GST_BIN (pipelines[i]), "c");
     GstElement *b = gst_bin_get_by_name (GST_BIN (pipelines[i - n]), "c");
     GstCudaContext *ca = queried_cuda_context (a);
@@ -266,7 +266,7 @@ GST_START_TEST (test_spread_over_devices)
   }
 
   /* device 1 emptied: the least busy again */
-  for (gint i = 0; i < N_SPREAD; i++)
+  for (gint i = 0; i < n_spread; i++)
     if (devices[i] == 1) {
       stop_and_free (pipelines[i]);
       pipelines[i] = NULL;
@@ -275,7 +275,7 @@ GST_START_TEST (test_spread_over_devices)
   fail_unless_equals_int (element_device (extra, "c"), 1);
   stop_and_free (extra);
 
-  for (gint i = 0; i < N_SPREAD; i++)
+  for (gint i = 0; i < n_spread; i++)
     if (pipelines[i])
       stop_and_free (pipelines[i]);
   pipelines[0] = start_paused (SPREAD_PIPELINE ("fakesink"), NULL, NULL);
@@ -285,6 +285,8 @@ GST_START_TEST (test_spread_over_devices)
   stop_and_free (pipelines[0]);
   stop_and_free (pipelines[1]);
   g_free (per_device);
+  g_free (devices);
+  g_free (pipelines);
 }
 
 GST_END_TEST;
