@@ -101,6 +101,22 @@ gaussian_filter (int radius, CcFilter * g)
 }
 
 void
+start_gate_init (StartGate * gate, int total)
+{
+  g_mutex_init (&gate->lock);
+  g_cond_init (&gate->all_here);
+  gate->arrived = 0;
+  gate->total = total;
+}
+
+void
+start_gate_clear (StartGate * gate)
+{
+  g_mutex_clear (&gate->lock);
+  g_cond_clear (&gate->all_here);
+}
+
+void
 gate_arrive (StartGate * gate)
 {
   g_mutex_lock (&gate->lock);

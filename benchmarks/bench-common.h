@@ -69,6 +69,10 @@ typedef struct {
   int arrived, total;
 } StartGate;
 
+/* A gate for total runs, nobody there yet; start_gate_clear once all
+ * have passed */
+void start_gate_init (StartGate * gate, int total);
+void start_gate_clear (StartGate * gate);
 void gate_arrive (StartGate * gate);
 void gate_wait (StartGate * gate);
 void start_gate_pass (StartGate * gate);

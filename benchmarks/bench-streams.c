@@ -19,7 +19,7 @@ streams_run (Stream * streams, int n, gboolean separate_contexts,
     StreamsTotals * totals)
 {
   GThread **threads = g_new0 (GThread *, n);
-  StartGate gate = { 0 }, warm_gate = { 0 };
+  StartGate gate, warm_gate;
   SharedCudaContext shared = { 0 };
   StreamsOutcome outcome = STREAMS_RAN;
 
@@ -27,12 +27,8 @@ streams_run (Stream * streams, int n, gboolean separate_contexts,
   totals->first = G_MAXINT64;
   totals->start = 0;
   totals->end = G_MAXINT64;
-  g_mutex_init (&gate.lock);
-  g_cond_init (&gate.all_here);
-  gate.total = n;
-  g_mutex_init (&warm_gate.lock);
-  g_cond_init (&warm_gate.all_here);
-  warm_gate.total = n;
+  start_gate_init (&gate, n);
+  start_gate_init (&warm_gate, n);
   g_mutex_init (&shared.lock);
   g_cond_init (&shared.made);
   for (int i = 0; i < n; i++) {
@@ -72,10 +68,8 @@ streams_run (Stream * streams, int n, gboolean separate_contexts,
   for (int i = 0; i < n; i++)
     g_clear_pointer (&streams[i].window.times, g_free);
   g_free (threads);
-  g_mutex_clear (&gate.lock);
-  g_cond_clear (&gate.all_here);
-  g_mutex_clear (&warm_gate.lock);
-  g_cond_clear (&warm_gate.all_here);
+  start_gate_clear (&gate);
+  start_gate_clear (&warm_gate);
   if (shared.context)
     gst_context_unref (shared.context);
   g_mutex_clear (&shared.lock);

@@ -412,7 +412,7 @@ multi_device_floor_fps (int n, size_t bytes, int ring, double *per_device)
 {
   DeviceCopies *c;
   GThread **threads;
-  StartGate ready = { 0 }, go = { 0 };
+  StartGate ready, go;
   gint64 start = 0, end = G_MAXINT64;
   gboolean ok = TRUE;
   double sum = 0.0;
@@ -425,12 +425,8 @@ multi_device_floor_fps (int n, size_t bytes, int ring, double *per_device)
       100000.0);
   c = g_new0 (DeviceCopies, n);
   threads = g_new0 (GThread *, n);
-  g_mutex_init (&ready.lock);
-  g_cond_init (&ready.all_here);
-  ready.total = n;
-  g_mutex_init (&go.lock);
-  g_cond_init (&go.all_here);
-  go.total = n;
+  start_gate_init (&ready, n);
+  start_gate_init (&go, n);
   for (int d = 0; d < n; d++) {
     c[d].device = d;
     c[d].bytes = bytes;
@@ -461,9 +457,7 @@ multi_device_floor_fps (int n, size_t bytes, int ring, double *per_device)
     g_free (c[d].done);
   g_free (c);
   g_free (threads);
-  g_mutex_clear (&ready.lock);
-  g_cond_clear (&ready.all_here);
-  g_mutex_clear (&go.lock);
-  g_cond_clear (&go.all_here);
+  start_gate_clear (&ready);
+  start_gate_clear (&go);
   return ok && end > start ? sum : -1.0;
 }
