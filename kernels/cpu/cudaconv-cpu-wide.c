@@ -28,6 +28,7 @@
 
 #include "cudaconv-cpu-wide.h"
 #include "cudaconv-cpu-pool.h"
+#include "cudaconv-cpu-sweep.h"
 #include "cudaconv-border.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -40,8 +41,6 @@
 #define MIN_ROWS_PER_BAND 8
 /* below this many columns a strip's rows are too short to vectorise well */
 #define MIN_STRIP_COLUMNS 64
-/* taps per sweep over a row of the wide passes, as cudaconv-cpu.c does */
-#define TAPS_PER_SWEEP 4
 
 typedef struct {
   const CcComponent *src, *dst;
@@ -385,24 +384,13 @@ box_columns (void *data, int strip)
   free (acc);
 }
 
-/* acc[x] (+)= sum_k w[k] * p[k][x] over up to TAPS_PER_SWEEP terms;
- * missing terms have weight 0 on p[0] */
+/* The taps' sweep in a function of its own, so that it is built for
+ * each instruction set HOT_LOOP names (its callers are not) */
 HOT_LOOP static void
 sweep4 (float *restrict acc, const float *const *p, const float *w, int n,
     int width, int assign)
 {
-  const float w0 = w[0], w1 = n > 1 ? w[1] : 0.0f;
-  const float w2 = n > 2 ? w[2] : 0.0f, w3 = n > 3 ? w[3] : 0.0f;
-  const float *restrict p0 = p[0];
-  const float *restrict p1 = n > 1 ? p[1] : p[0];
-  const float *restrict p2 = n > 2 ? p[2] : p[0];
-  const float *restrict p3 = n > 3 ? p[3] : p[0];
-  if (assign)
-    for (int x = 0; x < width; x++)
-      acc[x] = (w0 * p0[x] + w1 * p1[x]) + (w2 * p2[x] + w3 * p3[x]);
-  else
-    for (int x = 0; x < width; x++)
-      acc[x] += (w0 * p0[x] + w1 * p1[x]) + (w2 * p2[x] + w3 * p3[x]);
+  cc_cpu_sweep (acc, p, w, n, width, assign);
 }
 
 /* Wide, row phase: mid row y = the row factor along source row y */
