@@ -4,6 +4,7 @@
 #   OUT  .y4m (raw, lossless) or .avi (Motion JPEG)
 # e.g. file-filter.sh in.y4m out.y4m kernel=sharpen radius=2
 set -eu
+# shellcheck source=pipelines/common.sh
 . "$(dirname "$0")/common.sh"
 if [ $# -lt 2 ]; then
   echo "usage: $0 IN OUT [cudaconv properties]" >&2
@@ -11,10 +12,7 @@ if [ $# -lt 2 ]; then
 fi
 in=$1 out=$2
 shift 2
-case $in in
-  *.y4m) demux="y4mdec" ;;
-  *) demux="decodebin" ;;
-esac
+demux=$(file_decoder "$in")
 case $out in
   *.y4m) mux="y4menc" ;;
   *.avi) mux="jpegenc ! avimux" ;;

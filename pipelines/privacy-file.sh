@@ -17,19 +17,12 @@
 # Needs gstreamer1.0-opencv and opencv-data (tests/bootstrap.sh installs
 # them).
 set -eu
+# shellcheck source=pipelines/common.sh
 . "$(dirname "$0")/common.sh"
-filter="kernel=gaussian radius=24"
-region=inside
-min_face=30
 while [ $# -gt 0 ]; do
-  case $1 in
-    --pixelate) filter="kernel=pixelate radius=8"; shift ;;
-    --background) region=outside; shift ;;
-    --min-face) min_face=$2; shift 2 ;;
-    --help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
-    --*) echo "$0: unknown option $1 (--help lists them)" >&2; exit 2 ;;
-    *) break ;;
-  esac
+  privacy_option "$@"
+  [ "$taken" -gt 0 ] || break
+  shift "$taken"
 done
 if [ $# -lt 2 ]; then
   echo "usage: $0 [--pixelate] [--background] [--min-face N] IN OUT [cudaconv properties]" >&2
@@ -37,10 +30,7 @@ if [ $# -lt 2 ]; then
 fi
 in=$1 out=$2
 shift 2
-case $in in
-  *.y4m) demux="y4mdec" ;;
-  *) demux="decodebin" ;;
-esac
+demux=$(file_decoder "$in")
 case $out in
   *.webm) encode="vp8enc deadline=1 target-bitrate=0 ! webmmux" ;;
   *.mp4)

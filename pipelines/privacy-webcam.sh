@@ -15,20 +15,17 @@
 # Needs gstreamer1.0-opencv and opencv-data (tests/bootstrap.sh installs
 # them).
 set -eu
+# shellcheck source=pipelines/common.sh
 . "$(dirname "$0")/common.sh"
-filter="kernel=gaussian radius=24"
-region=inside
-min_face=30
 while [ $# -gt 0 ]; do
-  case $1 in
-    --device) source="v4l2src device=$2"; shift 2 ;;
-    --pixelate) filter="kernel=pixelate radius=8"; shift ;;
-    --background) region=outside; shift ;;
-    --min-face) min_face=$2; shift 2 ;;
-    --help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
-    --*) echo "$0: unknown option $1 (--help lists them)" >&2; exit 2 ;;
-    *) break ;;
-  esac
+  if [ "$1" = --device ]; then
+    source="v4l2src device=$2"
+    shift 2
+    continue
+  fi
+  privacy_option "$@"
+  [ "$taken" -gt 0 ] || break
+  shift "$taken"
 done
 # Debian's opencv-data lacks the nose, mouth and eye cascades facedetect
 # opens by default (it finds faces without them): OpenCV would log an
