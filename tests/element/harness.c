@@ -636,6 +636,47 @@ check_cropped_frame (Pushed * p, const TestMatrix * m, gint cx, gint cy,
   }
 }
 
+/* A poisoned allocator: memory comes full of 0xa5, as reused heap would
+ * come full of someone else's bytes. */
+typedef struct {
+  GstAllocator parent;
+} PoisonAllocator;
+typedef struct {
+  GstAllocatorClass parent_class;
+} PoisonAllocatorClass;
+G_DEFINE_TYPE (PoisonAllocator, poison_allocator, GST_TYPE_ALLOCATOR);
+
+static GstMemory *
+poison_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  GstMemory *mem = gst_allocator_alloc (NULL, size, params);
+  GstMapInfo map;
+
+  if (mem && gst_memory_map (mem, &map, GST_MAP_WRITE)) {
+    memset (map.data, 0xa5, map.size);
+    gst_memory_unmap (mem, &map);
+  }
+  return mem;
+}
+
+static void
+poison_allocator_class_init (PoisonAllocatorClass * klass)
+{
+  GST_ALLOCATOR_CLASS (klass)->alloc = poison_alloc;
+}
+
+static void
+poison_allocator_init (PoisonAllocator * self)
+{
+}
+
+GstAllocator *
+poison_allocator_new (void)
+{
+  return g_object_new (poison_allocator_get_type (), NULL);
+}
+
 #if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
 /* The GstCudaContext an element answers the context query with, or NULL */
 GstCudaContext *

@@ -81,6 +81,9 @@ void pipeline_stop (GstElement * pipeline);
         "GObject did not refuse: %s", #code);                           \
   } G_STMT_END
 
+/* An allocator whose memory comes full of 0xa5, as reused heap would come
+ * full of someone else's bytes (floating, as g_object_new makes it) */
+GstAllocator *poison_allocator_new (void);
 GstHarness *harness_new_with_depth (const gchar * caps, guint async_depth);
 GstHarness *harness_new (const gchar * caps);
 GstBus *harness_bus (GstHarness * h);

@@ -315,40 +315,6 @@ GST_START_TEST (test_allocation_query)
 
 GST_END_TEST;
 
-/* A poisoned allocator: memory comes full of 0xa5, as reused heap would
- * come full of someone else's bytes. */
-typedef struct {
-  GstAllocator parent;
-} PoisonAllocator;
-typedef struct {
-  GstAllocatorClass parent_class;
-} PoisonAllocatorClass;
-G_DEFINE_TYPE (PoisonAllocator, poison_allocator, GST_TYPE_ALLOCATOR);
-
-static GstMemory *
-poison_alloc (GstAllocator * allocator, gsize size,
-    GstAllocationParams * params)
-{
-  GstMemory *mem = gst_allocator_alloc (NULL, size, params);
-  GstMapInfo map;
-
-  if (mem && gst_memory_map (mem, &map, GST_MAP_WRITE)) {
-    memset (map.data, 0xa5, map.size);
-    gst_memory_unmap (mem, &map);
-  }
-  return mem;
-}
-
-static void
-poison_allocator_class_init (PoisonAllocatorClass * klass)
-{
-  GST_ALLOCATOR_CLASS (klass)->alloc = poison_alloc;
-}
-
-static void
-poison_allocator_init (PoisonAllocator * self)
-{
-}
 
 /* Row padding of the output (I420 98x34: rows of 98 and 49 samples on
  * strides of 100 and 52) leaves the element as zeros, not as whatever the
@@ -357,7 +323,7 @@ GST_START_TEST (test_output_padding_written)
 {
   GstHarness *h = harness_new ("video/x-raw,format=I420,width=98,height=34,"
       "framerate=30/1");
-  GstAllocator *poison = g_object_new (poison_allocator_get_type (), NULL);
+  GstAllocator *poison = poison_allocator_new ();
   GstVideoInfo info;
 
   gst_object_ref_sink (poison);

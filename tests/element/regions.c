@@ -1014,39 +1014,6 @@ check_same_rois (GstBuffer * a, GstBuffer * b, const gchar * what)
   fail_unless (n > 0);
 }
 
-/* A poisoned allocator (negotiation.c's): memory comes full of 0xa5 */
-typedef struct {
-  GstAllocator parent;
-} PoisonAllocator;
-typedef struct {
-  GstAllocatorClass parent_class;
-} PoisonAllocatorClass;
-G_DEFINE_TYPE (PoisonAllocator, region_poison_allocator, GST_TYPE_ALLOCATOR);
-
-static GstMemory *
-poison_alloc (GstAllocator * allocator, gsize size,
-    GstAllocationParams * params)
-{
-  GstMemory *mem = gst_allocator_alloc (NULL, size, params);
-  GstMapInfo map;
-
-  if (mem && gst_memory_map (mem, &map, GST_MAP_WRITE)) {
-    memset (map.data, 0xa5, map.size);
-    gst_memory_unmap (mem, &map);
-  }
-  return mem;
-}
-
-static void
-region_poison_allocator_class_init (PoisonAllocatorClass * klass)
-{
-  GST_ALLOCATOR_CLASS (klass)->alloc = poison_alloc;
-}
-
-static void
-region_poison_allocator_init (PoisonAllocator * self)
-{
-}
 
 /* Inside, a writable input buffer comes back as the same GstBuffer with
  * only its regions' samples changed and its metas; a buffer the test holds
@@ -1068,8 +1035,7 @@ GST_START_TEST (test_in_place_and_metas)
     const gboolean packed = g_str_equal (formats[f], "v210");
     GstVideoInfo info;
     GstHarness *h = region_harness (formats[f], 37, 23, &info);
-    GstAllocator *poison = g_object_new (region_poison_allocator_get_type (),
-        NULL);
+    GstAllocator *poison = poison_allocator_new ();
     const Oracle o = { .m = &m, .border = REF_BORDER_CLAMP };
     Box boxes[2];
     const guint n = expected_boxes (rois, 2, NULL, 0, 0.0, 37, 23, boxes);
