@@ -199,6 +199,21 @@ element_channels (GstElement * conv)
   return channels;
 }
 
+/* Pushes in (NULL: a random frame) and checks what comes out, as
+ * check_regions does */
+static void
+push_and_check (GstHarness * h, const GstVideoInfo * info, GstBuffer * in,
+    const Oracle * o, const Box * boxes, guint n, gboolean outside,
+    const gchar * what)
+{
+  Pushed p;
+
+  push_frame (h, info, in, &p);
+  check_regions (&p.fin, &p.fout, o, element_channels (h->element), boxes, n,
+      outside, what);
+  pushed_release (&p);
+}
+
 static void
 set_region (GstElement * conv, gboolean outside)
 {
@@ -253,7 +268,6 @@ check_one (const gchar * format, gint width, gint height,
   Box boxes[80];
   guint n;
   GstBuffer *in;
-  Pushed p;
 
   set_custom_filter (h->element, m, border, channels);
   set_region (h->element, outside);
@@ -261,10 +275,7 @@ check_one (const gchar * format, gint width, gint height,
   n = expected_boxes (rois, n_rois, fixed, n_fixed, 0.0, width, height,
       boxes);
   in = frame_with_rois (&info, rois, n_rois);
-  push_frame (h, &info, in, &p);
-  check_regions (&p.fin, &p.fout, &o, element_channels (h->element), boxes, n,
-      outside, what);
-  pushed_release (&p);
+  push_and_check (h, &info, in, &o, boxes, n, outside, what);
   gst_buffer_unref (in);
   harness_teardown (h);
 }
@@ -475,13 +486,9 @@ GST_START_TEST (test_region_margin)
       const guint n = expected_boxes (rois, 3, fixed, 1, margins[k], 97, 61,
           boxes);
       GstBuffer *in = frame_with_rois (&info, rois, 3);
-      Pushed p;
 
       g_object_set (h->element, "region-margin", margins[k], NULL);
-      push_frame (h, &info, in, &p);
-      check_regions (&p.fin, &p.fout, &o, element_channels (h->element),
-          boxes, n, outside, what);
-      pushed_release (&p);
+      push_and_check (h, &info, in, &o, boxes, n, outside, what);
       gst_buffer_unref (in);
     }
   }
@@ -546,7 +553,6 @@ GST_START_TEST (test_region_hold)
       GstBuffer *in;
       Box boxes[2];
       guint n = 0;
-      Pushed p;
 
       if (frame <= hold)
         n += grow_and_clip ((Box) {
@@ -561,10 +567,7 @@ GST_START_TEST (test_region_hold)
       }
       in = frame_with_rois (&info, frame == 0 ? &a : &b, frame == 0
           || with_b ? 1 : 0);
-      push_frame (h, &info, in, &p);
-      check_regions (&p.fin, &p.fout, &o, element_channels (h->element),
-          boxes, n, FALSE, what);
-      pushed_release (&p);
+      push_and_check (h, &info, in, &o, boxes, n, FALSE, what);
       gst_buffer_unref (in);
     }
   }
@@ -595,12 +598,8 @@ GST_START_TEST (test_region_hold)
     const Oracle o = { .m = &m, .border = REF_BORDER_CLAMP };
     Box boxes[2] = { {30, 20, 9, 9}, {a.x, a.y, a.w, a.h} };
     GstBuffer *in = frame_with_rois (&info, &a, frame == 0);
-    Pushed p;
 
-    push_frame (h, &info, in, &p);
-    check_regions (&p.fin, &p.fout, &o, element_channels (h->element), boxes,
-        frame <= 2 ? 2 : 1, FALSE, w);
-    pushed_release (&p);
+    push_and_check (h, &info, in, &o, boxes, frame <= 2 ? 2 : 1, FALSE, w);
     gst_buffer_unref (in);
   }
   g_free (m.text);
@@ -638,13 +637,9 @@ GST_START_TEST (test_fixed_boxes)
   for (guint k = 0; k < 3; k++) {
     const Oracle o = { .m = &m, .border = REF_BORDER_CLAMP };
     g_autofree gchar *text = boxes_text (&fixed[k % 2], 1);
-    Pushed p;
 
     g_object_set (h->element, "region-boxes", text, NULL);
-    push_frame (h, &info, NULL, &p);
-    check_regions (&p.fin, &p.fout, &o, element_channels (h->element),
-        &fixed[k % 2], 1, FALSE, text);
-    pushed_release (&p);
+    push_and_check (h, &info, NULL, &o, &fixed[k % 2], 1, FALSE, text);
   }
   g_object_set (h->element, "region-boxes", "", NULL);
   expect_same_buffer (h, &info, "region-boxes=\"\"");
@@ -687,7 +682,6 @@ GST_START_TEST (test_overlapping_boxes)
     const Box bbox = { 11, 5, 9 * 8 + 1, 6 * 7 + 1 };
     Roi many[70];
     GstBuffer *in;
-    Pushed p;
 
     for (gint k = 0; k < 70; k++)
       many[k] = (Roi) {
@@ -695,10 +689,7 @@ GST_START_TEST (test_overlapping_boxes)
     set_custom_filter (h->element, &m, REF_BORDER_CLAMP, NULL);
     set_region (h->element, outside);
     in = frame_with_rois (&info, many, 70);
-    push_frame (h, &info, in, &p);
-    check_regions (&p.fin, &p.fout, &o, element_channels (h->element), &bbox,
-        1, outside, what);
-    pushed_release (&p);
+    push_and_check (h, &info, in, &o, &bbox, 1, outside, what);
     gst_buffer_unref (in);
     harness_teardown (h);
   }
@@ -777,16 +768,12 @@ check_bad_box (const Roi * roi, const gchar * fixed, const gchar * what)
     g_object_set (h->element, "region-boxes", fixed, NULL);
     for (gint frame = 0; frame < 3; frame++) {
       GstBuffer *in = frame_with_rois (&info, roi, roi ? 1 : 0);
-      Pushed p;
 
       /* frame 2 has a good box too */
       if (frame == 2)
         gst_buffer_add_video_region_of_interest_meta (in, "face", good.x,
             good.y, good.w, good.h);
-      push_frame (h, &info, in, &p);
-      check_regions (&p.fin, &p.fout, &o, element_channels (h->element),
-          &good, frame == 2 ? 1 : 0, outside, name);
-      pushed_release (&p);
+      push_and_check (h, &info, in, &o, &good, frame == 2 ? 1 : 0, outside, name);
       gst_buffer_unref (in);
       if (frame == 0)
         expect_warning (bus, "region box", name);
@@ -862,17 +849,13 @@ GST_START_TEST (test_malformed_region_boxes)
     g_autofree gchar *what = g_strdup_printf ("region-boxes=\"%.40s\"", text);
     const Oracle o = { .m = &m, .border = REF_BORDER_CLAMP };
     gchar *now;
-    Pushed p;
 
     g_object_set (h->element, "region-boxes", text, NULL);
     expect_warning (bus, "region-boxes", what);
     g_object_get (h->element, "region-boxes", &now, NULL);
     fail_unless_equals_string (now, "4,3,9,7");
     g_free (now);
-    push_frame (h, &info, NULL, &p);
-    check_regions (&p.fin, &p.fout, &o, element_channels (h->element), &box,
-        1, FALSE, what);
-    pushed_release (&p);
+    push_and_check (h, &info, NULL, &o, &box, 1, FALSE, what);
     fail_if (bus_has_problem (bus), "%s: a warning too many", what);
   }
   /* 17 types are more than the 16 region-types takes */
@@ -1316,14 +1299,7 @@ GST_START_TEST (test_analytics_detections)
           70, 5, 9, 9}, 0.0, 97, 61, &boxes[n]);
       set_region (h->element, outside);
       g_object_set (h->element, "region-types", typed ? "plate" : NULL, NULL);
-      push_frame (h, &info, in, &p);
-      check_regions (&p.fin, &p.fout, &o, element_channels (h->element),
-          boxes, n, outside, typed ? "analytics, region-types=plate" :
-          "analytics");
-      fail_unless (gst_buffer_get_meta (p.out,
-              GST_ANALYTICS_RELATION_META_API_TYPE) != NULL,
-          "the analytics meta was dropped");
-      pushed_release (&p);
+      push_and_check (h, &info, in, &o, boxes, n, outside, typed ? "analytics, region-types=plate" : "analytics"); fail_unless (gst_buffer_get_meta (p.out, GST_ANALYTICS_RELATION_META_API_TYPE) != NULL, "the analytics meta was dropped");
       gst_buffer_unref (in);
     }
   g_free (m.text);
