@@ -259,6 +259,37 @@ is_channel_byte (const Image * im, size_t offset)
       && (int) (sample % im->pixel_stride) == im->channel;
 }
 
+#ifndef KERNELS_CUDA
+/* The whole-pixel tests' checks (the CPU back end's cc_cpu_convolve_pixels).
+ * How many samples of im's channel differ from ref by more than within */
+static int
+samples_off (const Image * im, const uint32_t * ref, unsigned within)
+{
+  int off = 0;
+
+  for (int y = 0; y < im->height; y++)
+    for (int x = 0; x < im->width; x++) {
+      const unsigned o = out_sample (im, x, y);
+      const unsigned r = ref[(size_t) y * im->width + x];
+      off += (o > r ? o - r : r - o) > within;
+    }
+  return off;
+}
+
+/* The first byte of im's output past a row's pixels that is no longer
+ * POISON, (size_t) -1 for none */
+static size_t
+stray_past_pixels (const Image * im)
+{
+  const size_t row_bytes = (size_t) im->width * im->pixel_stride * im->bytes;
+
+  for (size_t i = 0; i < im->pitch * im->height; i++)
+    if (i % im->pitch >= row_bytes && im->out[i] != POISON)
+      return i;
+  return (size_t) -1;
+}
+#endif
+
 /* Runs one case on every variant and checks it against ref. */
 static void
 check_case (const char *what, const Image * im, const CcFilter * f,
@@ -631,19 +662,10 @@ test_whole_pixels (RefRng * rng)
                 kind == 2 ? sy : NULL, side, kind == 2 ? 1.0 :
                 filters.divisor, kind == 2 ? 0.0 : filters.offset,
                 (RefBorder) b, ref);
-            for (int y = 0; y < im.height; y++)
-              for (int x = 0; x < im.width; x++) {
-                const unsigned o = out_sample (&im, x, y);
-                const unsigned r = ref[(size_t) y * im.width + x];
-                bad += (o > r ? o - r : r - o) > 1;
-              }
+            bad += samples_off (&im, ref, 1);
           }
           im.channel = 0;
-          for (size_t i = 0; i < im.pitch * im.height && stray == (size_t) -1;
-              i++)
-            if (i % im.pitch >= (size_t) im.width * ps * bytes
-                && im.out[i] != POISON)
-              stray = i;
+          stray = stray_past_pixels (&im);
           if (rc != 0 || bad || stray != (size_t) -1) {
             n_failed++;
             printf ("FAIL whole pixels stride %d %d-bit %s border %s: rc %d, "
@@ -1008,19 +1030,10 @@ test_shape_pixels (RefRng * rng)
         for (int c = 0; c < ps && rc == 0; c++) {
           im.channel = c;
           shape_reference (&im, &f, CC_BORDER_MIRROR, ref);
-          for (int y = 0; y < im.height; y++)
-            for (int x = 0; x < im.width; x++) {
-              const unsigned o = out_sample (&im, x, y);
-              const unsigned r = ref[(size_t) y * im.width + x];
-              bad += (o > r ? o - r : r - o) > (f.shape == CC_SHAPE_WIDE);
-            }
+          bad += samples_off (&im, ref, f.shape == CC_SHAPE_WIDE);
         }
         im.channel = 0;
-        for (size_t i = 0; i < im.pitch * im.height && stray == (size_t) -1;
-            i++)
-          if (i % im.pitch >= (size_t) im.width * ps * bytes
-              && im.out[i] != POISON)
-            stray = i;
+        stray = stray_past_pixels (&im);
         if (rc != 0 || bad || stray != (size_t) -1) {
           n_failed++;
           printf ("FAIL whole pixels %s stride %d %d-bit: rc %d, %d samples "
