@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The GPU machine's whole check: gst-inspect and the whole test suite (no
 # GPU test may skip); compute-sanitizer memcheck and racecheck over the
-# kernel tests (CUDACONV_TEST_QUICK=1: every case but the 1920x1080 and
-# larger planes, which take the sanitizers minutes), memcheck over the
-# element tests on the CUDA backend; then the whole benchmark
+# kernel tests and the frame graphs' (CUDACONV_TEST_QUICK=1: every case but
+# the 1920x1080 and larger planes, which take the sanitizers minutes),
+# memcheck over the element tests on the CUDA backend; then the whole benchmark
 # (benchmarks/benchmark.sh) unless CUDACONV_GPU_RUN_BENCH=0. The parts can be
 # run alone, since all of it takes longer than one device call may;
 # sanitizers is memcheck, racecheck and element-memcheck:
@@ -52,11 +52,14 @@ fi
 
 for tool in memcheck racecheck; do
   wants $tool || continue
-  CUDACONV_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 99 \
-    "$build/tests/test-kernels-cuda" >"$out/$tool.log" 2>&1
-  rc=$?
-  echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | tail -1); $(grep -E 'passed, .* failed' "$out/$tool.log")"
-  [ $rc = 0 ] || status=1
+  for program in kernels-cuda frame-graph; do
+    log=$out/$tool-$program.log
+    CUDACONV_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 99 \
+      "$build/tests/test-$program" >"$log" 2>&1
+    rc=$?
+    echo "compute-sanitizer $tool $program: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1); $(grep -E 'passed, .* failed' "$log")"
+    [ $rc = 0 ] || status=1
+  done
 done
 
 # the element on the CUDA backend, each topic's program

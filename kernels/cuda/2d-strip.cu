@@ -5,45 +5,6 @@
 #include "families.cuh"
 #include "2d-strip.cuh"
 
-/* Whether the current device has programmatic dependent launch (compute
- * capability 9.0+) */
-static bool
-device_launches_dependents ()
-{
-  static std::atomic<int> known[CC_CUDA_MAX_DEVICES];
-  return per_device (known, [] (int dev) {
-    int major = 0;
-    if (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, dev)
-        != cudaSuccess)
-      return 0;
-    return major >= 9 ? 2 : 1;
-  }) == 2;
-}
-
-/* Launches a kernel that joins the one before it on the stream itself
- * (dependent-launch.cuh): with programmatic dependent launch where the
- * device has it. */
-template <typename... Params, typename... Args> static cudaError_t
-launch_dependent (void (*kernel) (Params...), dim3 grid, dim3 block,
-    cudaStream_t stream, Args... args)
-{
-  cudaLaunchConfig_t config = {};
-  cudaLaunchAttribute dependent[1];
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.stream = stream;
-  if (device_launches_dependents ()) {
-    dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    dependent[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = dependent;
-    config.numAttrs = 1;
-  }
-  /* a failed launch is also CUDA's last error: taken here, so that a later
-   * launch's check does not find it */
-  (void) cudaLaunchKernelEx (&config, kernel, args...);
-  return cudaGetLastError ();
-}
-
 /* Whether the filter's taps times 2^24 stay finite (|w| < 2^104): the
  * kernels that widen 8-bit samples as subnormal halves need them so */
 static bool
@@ -97,9 +58,10 @@ static cudaError_t
 launch_strip (const Launch &l)
 {
   constexpr bool SCALED = strip_scaled_weights<T, MAGNITUDE, V> ();
-  return launch_dependent (conv_strip<T, R, MAGNITUDE, STAGED, V>,
+  /* the strips join the kernel before them (dependent-launch.cuh) */
+  return launch_kernel (conv_strip<T, R, MAGNITUDE, STAGED, V>,
       strip_grid<T, R, MAGNITUDE, V> (l.width, l.height),
-      dim3 (Strip2D::LANES, Strip2D::WARPS), l.stream, l.src, l.dst,
+      dim3 (Strip2D::LANES, Strip2D::WARPS), 0, l.stream, true, l.src, l.dst,
       taps_2d<R, MAGNITUDE> (*l.filter, SCALED ? Strip2D::WEIGHT_SCALE : 1.0f),
       l.offset, l.border, l.src_ready);
 }

@@ -19,8 +19,9 @@ launch_blocks (const Launch &l)
         / BlockMeanTuning::THREAD_BLOCK;
     if (blocks > INT_MAX)
       return cudaErrorInvalidValue;
-    block_mean_small<T><<<(unsigned) blocks, BlockMeanTuning::THREAD_BLOCK, 0,
-        l.stream>>> (l.src, l.dst, g, scale, offset, l.max_value, l.shift);
+    return launch_kernel (block_mean_small<T>, (unsigned) blocks,
+        BlockMeanTuning::THREAD_BLOCK, 0, l.stream, false, l.src, l.dst, g,
+        scale, offset, l.max_value, l.shift);
   } else {
     /* the catalogue's argument checks bound the blocks of 64 x 64 tiles,
      * and these blocks are at least 5 x 5: at most 164 times as many */
@@ -28,10 +29,10 @@ launch_blocks (const Launch &l)
       return cudaErrorInvalidValue;
     const int threads = std::min (BlockMeanTuning::MAX_THREADS,
         (g.side * g.side + 31) / 32 * 32);
-    block_mean_shared<T><<<(unsigned) count, threads, 0, l.stream>>> (l.src,
-        l.dst, g, scale, offset, l.max_value, l.shift);
+    return launch_kernel (block_mean_shared<T>, (unsigned) count, threads, 0,
+        l.stream, false, l.src, l.dst, g, scale, offset, l.max_value,
+        l.shift);
   }
-  return cudaGetLastError ();
 }
 
 cudaError_t

@@ -42,9 +42,9 @@ launch_box (const Launch &l)
     return cudaErrorInvalidValue;
   const int shift = l.shift;
   const unsigned max_value = l.max_value;
-  box_rows<T, H><<<(unsigned) row_blocks, 32 * BoxTuning::ROW_WARPS, 0,
-      l.stream>>> (l.src, mid, l.width, r, shift, l.border, segments);
-  cudaError_t err = cudaGetLastError ();
+  cudaError_t err = launch_kernel (box_rows<T, H>, (unsigned) row_blocks,
+      32 * BoxTuning::ROW_WARPS, 0, l.stream, false, l.src, mid, l.width, r,
+      shift, l.border, segments);
   if (err != cudaSuccess)
     return err;
 
@@ -58,14 +58,12 @@ launch_box (const Launch &l)
       (l.height + rows - 1) / rows);
   const double scale = l.filter->scale, offset = l.filter->offset;
   if (pairs)
-    box_columns<T, H, 2><<<grid, BoxTuning::COL_THREADS, 0, l.stream>>> (
-        l.dst, mid, l.width, r, rows, scale, offset, max_value, shift,
-        l.border);
-  else
-    box_columns<T, H, 1><<<grid, BoxTuning::COL_THREADS, 0, l.stream>>> (
-        l.dst, mid, l.width, r, rows, scale, offset, max_value, shift,
-        l.border);
-  return cudaGetLastError ();
+    return launch_kernel (box_columns<T, H, 2>, grid, BoxTuning::COL_THREADS,
+        0, l.stream, false, l.dst, mid, l.width, r, rows, scale, offset,
+        max_value, shift, l.border);
+  return launch_kernel (box_columns<T, H, 1>, grid, BoxTuning::COL_THREADS,
+      0, l.stream, false, l.dst, mid, l.width, r, rows, scale, offset,
+      max_value, shift, l.border);
 }
 
 cudaError_t

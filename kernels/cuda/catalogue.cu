@@ -441,8 +441,8 @@ cc_cuda_fill (const CcComponent *dst, unsigned value, cudaStream_t stream)
       (dst->height + FILL_BLOCK_H - 1) / FILL_BLOCK_H);
   ComponentArgs d = component_args (dst);
   if (dst->sample == CC_SAMPLE_U8)
-    fill_component<uint8_t><<<grid, block, 0, stream>>> (d, (float) value);
-  else
-    fill_component<uint16_t><<<grid, block, 0, stream>>> (d, (float) value);
-  return cudaGetLastError ();
+    return launch_kernel (fill_component<uint8_t>, grid, block, 0, stream,
+        false, d, (float) value);
+  return launch_kernel (fill_component<uint16_t>, grid, block, 0, stream,
+      false, d, (float) value);
 }

@@ -186,6 +186,43 @@ cudaError_t cc_cuda_word_packed_convert (CcWordLayout layout, int to_planes,
     void *packed, size_t pitch, int width, int height, void *const planes[4],
     const size_t plane_pitch[4], cudaStream_t stream);
 
+/* Frame graphs: the kernels one frame launches on a stream, recorded once
+ * as a CUDA graph and replayed for the frames after it, whose launches
+ * then cost the host one graph launch and the arguments that changed
+ * (planes, taps). Every launch of this library on the graph's stream and
+ * thread between cc_frame_graph_record or cc_frame_graph_bind and
+ * cc_frame_graph_launch (or cc_frame_graph_abandon) goes into the graph;
+ * nothing else may be queued on that stream meanwhile, and a thread
+ * records or binds one graph at a time. A graph holds the workspace and
+ * other pointers of its recording: one graph per stream and workspace. */
+typedef struct CcFrameGraph CcFrameGraph;
+
+cudaError_t cc_frame_graph_new (CcFrameGraph **graph);
+void cc_frame_graph_free (CcFrameGraph *graph);
+
+/* Whether graph holds a recording that cc_frame_graph_bind can replay */
+int cc_frame_graph_ready (const CcFrameGraph *graph);
+
+/* Starts a recording (dropping the one graph held): the launches that
+ * follow are captured, not run. cudaStreamSynchronize and the strategy
+ * tuner must not be called until it ends. */
+cudaError_t cc_frame_graph_record (CcFrameGraph *graph, cudaStream_t stream);
+
+/* Starts a replay of the recording: the launches that follow run nothing,
+ * and each sets the arguments of the recorded launch in its place. */
+cudaError_t cc_frame_graph_bind (CcFrameGraph *graph, cudaStream_t stream);
+
+/* Ends the recording or the replay and launches the graph on its stream.
+ * cudaErrorGraphExecUpdateFailure where the replay's launches were not
+ * those recorded (other kernels, grids or counts): nothing ran, the graph
+ * is empty, and the frame's launches are to be made again without it. An
+ * error while recording also leaves the graph empty and nothing run. */
+cudaError_t cc_frame_graph_launch (CcFrameGraph *graph);
+
+/* Ends a recording or replay without launching anything, after a failure
+ * in between; the graph is left empty. */
+void cc_frame_graph_abandon (CcFrameGraph *graph);
+
 #ifdef __cplusplus
 }
 #endif

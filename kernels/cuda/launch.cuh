@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <tuple>
 #include <type_traits>
 
 #include "cudaconv-cuda.h"
@@ -117,6 +118,53 @@ taps_separable (const CcFilter &f)
   return t;
 }
 
+/* One kernel launch as launch.cu takes it: the kernel, its configuration,
+ * and a pointer to each argument's value with its size. dependent: the
+ * kernel joins the one before it on the stream (dependent-launch.cuh), so
+ * it may start early where the device allows. */
+struct KernelLaunch {
+  const void *kernel;
+  dim3 grid, block;
+  size_t shared_bytes;
+  cudaStream_t stream;
+  bool dependent;
+  int n_args;
+  void *const *args;
+  const size_t *arg_sizes;
+};
+
+/* Every kernel of the library is launched through here (launch.cu): at
+ * once, or, while a frame graph records or binds the launches on this
+ * thread and stream (cudaconv-cuda.h), as that graph's. The launch's error
+ * is also taken off CUDA's last error, so that a later check does not
+ * find it. */
+cudaError_t launch_or_record (const KernelLaunch &k);
+
+/* kernel<<<grid, block, shared_bytes, stream>>> (args...) through
+ * launch_or_record: each argument converted to its parameter's type, as
+ * the launch syntax does. */
+template <typename... Params, typename... Args> static cudaError_t
+launch_kernel (void (*kernel) (Params...), dim3 grid, dim3 block,
+    size_t shared_bytes, cudaStream_t stream, bool dependent,
+    const Args &...args)
+{
+  static_assert (sizeof...(Params) == sizeof...(Args),
+      "one argument per parameter");
+  constexpr int N = sizeof...(Params);
+  std::tuple<std::decay_t<Params>...> values (args...);
+  void *pointers[N > 0 ? N : 1];
+  size_t sizes[N > 0 ? N : 1];
+  std::apply ([&] (auto &...value) {
+    int i = 0;
+    ((pointers[i] = static_cast<void *> (&value), sizes[i] = sizeof (value),
+         i++),
+        ...);
+  }, values);
+  const KernelLaunch k = { reinterpret_cast<const void *> (kernel), grid,
+    block, shared_bytes, stream, dependent, N, pointers, sizes };
+  return launch_or_record (k);
+}
+
 /* Shared memory past the default 48 KB needs the kernel's consent; per
  * device and cheap, so asking on every launch keeps multi-GPU use simple. */
 template <typename Kernel> static cudaError_t
@@ -149,9 +197,8 @@ launch_tiles (Kernel kernel, const Taps &taps, int tile_w, int tile_h,
   cudaError_t err = allow_shared_bytes (kernel, shared_bytes);
   if (err != cudaSuccess)
     return err;
-  kernel<<<tiles.count, block, shared_bytes, l.stream>>> (l.src, l.dst, taps,
-      l.offset, l.border, tiles);
-  return cudaGetLastError ();
+  return launch_kernel (kernel, tiles.count, block, shared_bytes, l.stream,
+      false, l.src, l.dst, taps, l.offset, l.border, tiles);
 }
 
 /* The 64 x 64 tiles of the column kernels */

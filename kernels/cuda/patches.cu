@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "cudaconv-cuda.h"
+#include "launch.cuh"
 #include "cudaconv-border.h"
 
 #define PATCH_BLOCK_W 32
@@ -72,8 +73,8 @@ cc_cuda_copy_patches (const CcPatch *patches, int n, CcBorder border,
     if (patches[k].src.sample != patches[0].src.sample)
       return cudaErrorInvalidValue;
   if (patches[0].src.sample == CC_SAMPLE_U8)
-    copy_patches<uint8_t> <<<grid, block, 0, stream>>> (args, border);
-  else
-    copy_patches<uint16_t> <<<grid, block, 0, stream>>> (args, border);
-  return cudaGetLastError ();
+    return launch_kernel (copy_patches<uint8_t>, grid, block, 0, stream,
+        false, args, border);
+  return launch_kernel (copy_patches<uint16_t>, grid, block, 0, stream, false,
+      args, border);
 }

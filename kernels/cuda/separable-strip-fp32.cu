@@ -38,8 +38,8 @@ launch_separable_strip_fp32 (const Launch &l)
           return cudaErrorInvalidValue;
         const dim3 grid = sep_strip_grid<R> (l.width, l.height, chunks);
         const dim3 block (StripFp32::LANES, StripFp32::WARPS);
-        conv_separable_strip<T, R><<<grid, block, 0, l.stream>>> (l.src, l.dst,
-            taps_separable<R> (*l.filter), l.offset, l.border, chunks);
-        return cudaGetLastError ();
+        return launch_kernel (conv_separable_strip<T, R>, grid, block, 0,
+            l.stream, false, l.src, l.dst, taps_separable<R> (*l.filter),
+            l.offset, l.border, chunks);
       });
 }

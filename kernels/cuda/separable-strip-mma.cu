@@ -53,9 +53,8 @@ launch_separable_strip_mma (const Launch &l)
         if (steps == 0)
           return cudaErrorInvalidValue;
         const dim3 grid = ms_strip_grid (l.width, l.height, steps);
-        conv_separable_mma_strip<T, R>
-            <<<grid, StripMma::LANES, 0, l.stream>>> (l.src, l.dst,
-                taps_separable<R> (*l.filter), l.offset, l.border, steps);
-        return cudaGetLastError ();
+        return launch_kernel (conv_separable_mma_strip<T, R>, grid,
+            StripMma::LANES, 0, l.stream, false, l.src, l.dst,
+            taps_separable<R> (*l.filter), l.offset, l.border, steps);
       });
 }

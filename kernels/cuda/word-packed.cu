@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "cudaconv-cuda.h"
+#include "launch.cuh"
 
 #define WORD_BLOCK 256
 
@@ -107,19 +108,9 @@ cc_cuda_word_packed_convert (CcWordLayout layout, int to_planes, void *packed,
   const int units = layout == CC_WORD_V210 ? (width + 5) / 6 : width;
   const dim3 grid ((units + WORD_BLOCK - 1) / WORD_BLOCK, height);
   uint8_t *bytes = (uint8_t *) packed;
-  if (layout == CC_WORD_V210) {
-    if (to_planes)
-      v210_groups<false>
-          <<<grid, WORD_BLOCK, 0, stream>>> (bytes, pitch, width, pl);
-    else
-      v210_groups<true>
-          <<<grid, WORD_BLOCK, 0, stream>>> (bytes, pitch, width, pl);
-  } else if (to_planes) {
-    word_fields<false>
-        <<<grid, WORD_BLOCK, 0, stream>>> (bytes, pitch, width, pl);
-  } else {
-    word_fields<true>
-        <<<grid, WORD_BLOCK, 0, stream>>> (bytes, pitch, width, pl);
-  }
-  return cudaGetLastError ();
+  if (layout == CC_WORD_V210)
+    return launch_kernel (to_planes ? v210_groups<false> : v210_groups<true>,
+        grid, WORD_BLOCK, 0, stream, false, bytes, pitch, width, pl);
+  return launch_kernel (to_planes ? word_fields<false> : word_fields<true>,
+      grid, WORD_BLOCK, 0, stream, false, bytes, pitch, width, pl);
 }
