@@ -48,6 +48,12 @@ typedef struct {
    * 4 bytes a sample of the largest component, which no filter outgrows */
   void *workspace;
   gsize workspace_bytes;
+  /* the kernels of the slot's device frames, recorded for replay
+   * (cudaconv-cuda-graph.c); NULL until the first */
+  CcFrameGraph *graph;
+  /* the frame's kernels are being recorded into graph; a strategy the
+   * frame needed was not timed yet (the tuner cannot run then) */
+  gboolean recording, wants_tuning;
   /* the frame in flight */
   gboolean out_staged;          /* copy staging_out into out when done */
   CudaConvPlan plan;
@@ -107,6 +113,9 @@ typedef struct {
   gboolean maps_host_memory;
   CudaConvHostRegister registered;
   StrategyChoice choice;
+  /* a recording failed: device frames launch their kernels one by one
+   * until the next configure */
+  gboolean graphs_failed;
 } CudaBackend;
 
 /* cudaconv-cuda-transfer.c: queues the slot's frame (its plan, frames
@@ -115,6 +124,18 @@ typedef struct {
 gboolean cudaconv_cuda_enqueue_frame (CudaBackend * cuda, FrameSlot * slot,
     const CudaConvJob * job, GError ** error);
 void cudaconv_cuda_complete_frame (CudaBackend * cuda, FrameSlot * slot);
+
+/* Filters (or fills) every component of plane p that the plan processes,
+ * from dp's input planes into its output planes. */
+gboolean cudaconv_cuda_run_plane_kernels (CudaBackend * cuda, FrameSlot * slot,
+    const CudaConvJob * job, guint p, const DevicePlane * dp, GError ** error);
+
+/* cudaconv-cuda-graph.c: a frame whose both sides are device memory of
+ * the context, and whose every plane is filtered or filled (nothing
+ * copied), queued as its kernels only: replayed from the slot's graph, or
+ * recorded into it, or launched one by one where neither works. */
+gboolean cudaconv_cuda_enqueue_kernels (CudaBackend * cuda, FrameSlot * slot,
+    const CudaConvJob * job, GError ** error);
 
 /* cudaconv-cuda-strategy.c */
 void cudaconv_cuda_strategy_reset (StrategyChoice * choice);

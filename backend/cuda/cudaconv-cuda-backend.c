@@ -37,6 +37,7 @@ release_slots (CudaBackend * cuda)
     cudaFree (slot->packed_out);
     cudaFree (slot->scratch);
     cudaFree (slot->workspace);
+    cc_frame_graph_free (slot->graph);
     if (slot->done)
       cudaEventDestroy (slot->done);
     if (slot->stream)
@@ -298,6 +299,7 @@ configure_in_context (CudaBackend * cuda, const CudaConvStreamConfig * config,
   cuda->input_planes = !cuda->in_device;
   /* new geometries are timed again */
   cuda->choice.n_tuned = 0;
+  cuda->graphs_failed = FALSE;
   if (!make_slots (cuda, CLAMP (config->depth, 1, CUDACONV_MAX_DEPTH),
           error)) {
     release_slots (cuda);

@@ -79,6 +79,14 @@ fastest_strategy (StrategyChoice * choice, FrameSlot * slot,
       return TRUE;
     }
   }
+  /* the tuner waits for its stream, which a frame being recorded may not
+   * (cudaconv-cuda-graph.c): that frame is launched without its graph */
+  if (slot->recording) {
+    slot->wants_tuning = TRUE;
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+        "no strategy timed yet for %dx%d", s->width, s->height);
+    return FALSE;
+  }
   if (!CUDACONV_CHECK (cc_cuda_fastest_strategy (s, d, filter, job->border,
               slot->workspace, slot->workspace_bytes, slot->stream,
               strategy, ms), error))

@@ -28,10 +28,8 @@ copy_rows (guint8 * dst, gsize dst_pitch, const guint8 * src, gsize src_pitch,
     memcpy (dst + y * dst_pitch, src + y * src_pitch, row_bytes);
 }
 
-/* Filters (or fills) every component of plane p that the plan processes,
- * from dp's input planes into its output planes. */
-static gboolean
-run_plane_kernels (CudaBackend * cuda, FrameSlot * slot,
+gboolean
+cudaconv_cuda_run_plane_kernels (CudaBackend * cuda, FrameSlot * slot,
     const CudaConvJob * job, guint p, const DevicePlane * dp, GError ** error)
 {
   const CudaConvPlan *plan = &slot->plan;
@@ -114,6 +112,22 @@ copies_whole_frame (const CudaBackend * cuda, const FrameSlot * slot,
     return FALSE;
   for (guint p = 0; p < cuda->layout->n_planes; p++)
     if (!plane_on_device (cuda, slot, p))
+      return FALSE;
+  return TRUE;
+}
+
+/* Whether the slot's frame is kernels only on device memory of the
+ * context: both sides that memory, no regions, and every plane filtered
+ * or filled (none copied). Word-packed formats go elsewhere. */
+static gboolean
+kernels_only (const CudaBackend * cuda, const FrameSlot * slot,
+    gboolean foreign_in)
+{
+  if (!cuda->in_device || !cuda->out_device || foreign_in
+      || cudaconv_plan_has_regions (&slot->plan))
+    return FALSE;
+  for (guint p = 0; p < cuda->layout->n_planes; p++)
+    if (!slot->plan.planes[p].process || slot->plan.planes[p].copy_first)
       return FALSE;
   return TRUE;
 }
@@ -221,7 +235,7 @@ enqueue_word_packed (CudaBackend * cuda, FrameSlot * slot,
                 dp->in_pitch, pl->row_bytes, pl->rows,
                 cudaMemcpyDeviceToDevice, slot->stream), error))
       return FALSE;
-    if (pp->process && !run_plane_kernels (cuda, slot, job, p, dp, error))
+    if (pp->process && !cudaconv_cuda_run_plane_kernels (cuda, slot, job, p, dp, error))
       return FALSE;
   }
   word_planes (cuda, slot, comps, FALSE, planes, pitches);
@@ -307,6 +321,9 @@ enqueue_planes (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
           in_place ? in_direct : out_direct))
     return cudaconv_cuda_enqueue_regions_mapped (cuda, slot, job, error);
   slot->out_staged = !out_direct;
+  if (kernels_only (cuda, slot, foreign_in))
+    return cudaconv_cuda_enqueue_kernels (cuda, slot, job, error)
+        && CUDACONV_CHECK (cudaEventRecord (slot->done, slot->stream), error);
   if (whole_in && !CUDACONV_CHECK (cudaMemcpyAsync (slot->planes[0].in,
               GST_VIDEO_FRAME_PLANE_DATA (in, 0), frame_bytes,
               cudaMemcpyHostToDevice, slot->stream), error))
@@ -326,7 +343,7 @@ enqueue_planes (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
         cudaconv_layout_copy_plane (layout, p, out, in);
       if (pp->process && (!cudaconv_cuda_regions_upload (cuda, slot, p, src,
                   src_pitch, in_direct, &dp, error)
-              || !run_plane_kernels (cuda, slot, job, p, &dp, error)
+              || !cudaconv_cuda_run_plane_kernels (cuda, slot, job, p, &dp, error)
               || !cudaconv_cuda_regions_download (cuda, slot, p,
                   GST_VIDEO_FRAME_PLANE_DATA (out, p),
                   GST_VIDEO_FRAME_PLANE_STRIDE (out, p), out_direct, &dp,
@@ -364,7 +381,7 @@ enqueue_planes (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
                 dp.in_pitch, pl->row_bytes, pl->rows, cudaMemcpyDeviceToDevice,
                 slot->stream), error))
       return FALSE;
-    if (pp->process && !run_plane_kernels (cuda, slot, job, p, &dp, error))
+    if (pp->process && !cudaconv_cuda_run_plane_kernels (cuda, slot, job, p, &dp, error))
       return FALSE;
     if (cuda->out_device || whole_out)
       continue;

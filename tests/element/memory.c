@@ -523,6 +523,50 @@ GST_START_TEST (test_channel_subsets_in_cuda_memory)
 
 GST_END_TEST;
 
+/* Frames in CUDA memory on both sides replay the kernels their frame slot
+ * recorded (a CUDA graph), with each frame's planes and each change of the
+ * settings that keeps the launches (taps, border, offset) set in it, and
+ * are launched one by one and recorded again where the launches change
+ * (radius, channels, strategy). Each setting runs three frames in a row,
+ * every frame checked against the reference; planar, semi-planar and
+ * packed formats at odd sizes. */
+GST_START_TEST (test_replayed_frames_in_cuda_memory)
+{
+  static const gchar *formats[] = { "I420", "NV12", "RGBA", "Y444_16LE" };
+  static const gint sides[] = { 3, 3, 5, 3, 7 };
+  static const gchar *strategies[] = { "tiled-halo", "cache-halo", "auto" };
+  const MemoryPath *both = NULL;
+
+  for (guint k = 0; k < G_N_ELEMENTS (memory_paths); k++)
+    if (memory_paths[k].cuda_in && memory_paths[k].cuda_out)
+      both = &memory_paths[k];
+  fail_unless (both != NULL);
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    PathHarness ph;
+
+    path_harness_start (&ph, both, formats[f], 61, 37);
+    for (guint s = 0; s < G_N_ELEMENTS (sides); s++) {
+      TestMatrix m;
+      const RefBorder border = (RefBorder) (s % 4);
+
+      matrix_random (&m, sides[s], s % 2 == 1);
+      gst_util_set_object_arg (G_OBJECT (ph.h->element), "strategy",
+          strategies[s % G_N_ELEMENTS (strategies)]);
+      for (gint n = 0; n < 3; n++)
+        check_format_on_path (&ph, &m, border, NULL);
+      /* channels that leave a plane or component copied, then all again */
+      check_format_on_path (&ph, &m, border, s % 2 ? "y" : "u+v");
+      check_format_on_path (&ph, &m, border, NULL);
+      check_format_on_path (&ph, &m, border, NULL);
+      g_free (m.text);
+    }
+    check_path_memory (&ph);
+    path_harness_stop (&ph);
+  }
+}
+
+GST_END_TEST;
+
 static GstPadProbeReturn
 count_foreign_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
@@ -671,6 +715,7 @@ add_tests (TCase * tc)
   tcase_add_test (tc, test_cuda_memory_frames);
   tcase_add_test (tc, test_packed_422_odd_widths_in_cuda_memory);
   tcase_add_test (tc, test_channel_subsets_in_cuda_memory);
+  tcase_add_test (tc, test_replayed_frames_in_cuda_memory);
   tcase_add_test (tc, test_nvdec_frames);
   tcase_add_test (tc, test_foreign_cuda_context);
 #endif
