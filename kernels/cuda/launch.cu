@@ -4,20 +4,27 @@
  *
  * Launching a kernel costs the host a few microseconds, about as long as
  * a small plane's kernel runs: a frame of three planes in device memory
- * took longer to launch than to filter. A graph launch of the same
- * kernels, after each kernel's new arguments are set, costs a fraction of
- * that (docs/kernels.md). Recording uses stream capture, so a graph holds
- * exactly what the launches would have queued, the dependent launches'
- * early starts included; binding asks each launch for its arguments again
- * and compares them with the recorded ones, so what changes between
- * frames (planes, taps) is set and nothing else. */
+ * took the host longer to launch than the GPU to filter. Launching a graph
+ * of the same kernels costs about one launch (docs/kernels.md). Recording
+ * uses stream capture, so a graph holds exactly what the launches would
+ * have queued, the dependent launches' early starts included. Binding asks
+ * each launch again for its arguments; the frame then runs on an
+ * instantiation of the graph that holds those values already, or on one
+ * whose changed nodes are set. */
 #include <new>
 #include <vector>
 
 #include "launch.cuh"
 
-/* One kernel node of a recording: what launched it, and its arguments'
- * values as the node holds them now */
+/* Instantiations a frame graph keeps, one per set of argument values
+ * (pooled buffers cycling through the frame slots give a few each) */
+#define FRAME_GRAPH_VARIANTS 8
+/* the most parameters a kernel of the library takes */
+#define MAX_KERNEL_ARGS 16
+
+/* One kernel node of a recording: what launched it, and where its
+ * arguments' values lie in a frame's values (all its kernels' arguments
+ * back to back) */
 struct GraphKernel {
   cudaGraphNode_t node;
   const void *kernel;
@@ -25,19 +32,29 @@ struct GraphKernel {
   size_t shared_bytes;
   bool dependent;
   std::vector<size_t> sizes;
+  size_t offset, bytes;
+};
+
+/* One instantiation of the recording, and the frame values its nodes
+ * hold now */
+struct GraphVariant {
+  cudaGraphExec_t exec;
   std::vector<unsigned char> values;
-  std::vector<void *> pointers; /* into values, one per argument */
+  unsigned long long used; /* when it last ran, for the least recent */
 };
 
 struct CcFrameGraph {
   enum State { EMPTY, RECORDING, READY, BINDING } state = EMPTY;
   cudaStream_t stream = nullptr;
   cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
   std::vector<GraphKernel> kernels;
-  size_t bound = 0;                 /* kernels bound so far this frame */
-  bool stale = false;               /* a launch unlike the recorded one */
-  cudaError_t error = cudaSuccess;  /* the recording's first failure */
+  std::vector<GraphVariant> variants;
+  unsigned long long launches = 0;
+  std::vector<unsigned char> values; /* the frame being recorded or bound */
+  std::vector<unsigned char> recorded; /* the recording's */
+  size_t bound = 0;                  /* kernels bound so far this frame */
+  bool stale = false;                /* a launch unlike the recorded one */
+  cudaError_t error = cudaSuccess;   /* the recording's first failure */
 };
 
 /* The graph recording or binding on this thread, if any */
@@ -77,28 +94,15 @@ launch_now (const KernelLaunch &k)
   return cudaGetLastError ();
 }
 
-/* Copies k's argument values into kernel, which takes k's kernel */
+/* Copies k's argument values into values at offset */
 static void
-keep_values (GraphKernel &kernel, const KernelLaunch &k)
+keep_values (std::vector<unsigned char> &values, size_t offset,
+    const KernelLaunch &k)
 {
-  size_t at = 0;
   for (int i = 0; i < k.n_args; i++) {
-    std::memcpy (kernel.values.data () + at, k.args[i], k.arg_sizes[i]);
-    at += k.arg_sizes[i];
+    std::memcpy (values.data () + offset, k.args[i], k.arg_sizes[i]);
+    offset += k.arg_sizes[i];
   }
-}
-
-static bool
-same_values (const GraphKernel &kernel, const KernelLaunch &k)
-{
-  size_t at = 0;
-  for (int i = 0; i < k.n_args; i++) {
-    if (std::memcmp (kernel.values.data () + at, k.args[i], k.arg_sizes[i])
-        != 0)
-      return false;
-    at += k.arg_sizes[i];
-  }
-  return true;
 }
 
 /* Whether k is the launch kernel recorded, but for its arguments' values */
@@ -138,7 +142,6 @@ record (CcFrameGraph *g, const KernelLaunch &k)
   if (err == cudaSuccess) {
     try {
       GraphKernel kernel;
-      size_t bytes = 0;
       kernel.node = last[0];
       kernel.kernel = k.kernel;
       kernel.grid = k.grid;
@@ -146,24 +149,25 @@ record (CcFrameGraph *g, const KernelLaunch &k)
       kernel.shared_bytes = k.shared_bytes;
       kernel.dependent = k.dependent;
       kernel.sizes.assign (k.arg_sizes, k.arg_sizes + k.n_args);
+      kernel.offset = g->values.size ();
+      kernel.bytes = 0;
       for (int i = 0; i < k.n_args; i++)
-        bytes += k.arg_sizes[i];
-      kernel.values.resize (bytes);
-      keep_values (kernel, k);
+        kernel.bytes += k.arg_sizes[i];
+      g->values.resize (kernel.offset + kernel.bytes);
+      keep_values (g->values, kernel.offset, k);
       g->kernels.push_back (std::move (kernel));
     } catch (const std::bad_alloc &) {
       err = cudaErrorMemoryAllocation;
     }
   }
-  /* the pointers are made once the kernels stop moving */
   if (err != cudaSuccess && g->error == cudaSuccess)
     g->error = err;
   return err;
 }
 
-/* Takes k as the next recorded kernel's launch this frame: sets the node's
- * arguments where they changed. A launch unlike the recorded one makes the
- * graph stale; nothing is launched either way. */
+/* Takes k as the next recorded kernel's launch this frame: keeps its
+ * arguments' values for cc_frame_graph_launch. A launch unlike the
+ * recorded one makes the graph stale; nothing is launched either way. */
 static cudaError_t
 bind (CcFrameGraph *g, const KernelLaunch &k)
 {
@@ -174,21 +178,7 @@ bind (CcFrameGraph *g, const KernelLaunch &k)
     g->stale = true;
     return cudaSuccess;
   }
-  GraphKernel &kernel = g->kernels[g->bound++];
-  if (same_values (kernel, k))
-    return cudaSuccess;
-  keep_values (kernel, k);
-  cudaKernelNodeParams params = {};
-  params.func = const_cast<void *> (kernel.kernel);
-  params.gridDim = kernel.grid;
-  params.blockDim = kernel.block;
-  params.sharedMemBytes = (unsigned) kernel.shared_bytes;
-  params.kernelParams = kernel.pointers.data ();
-  if (cudaGraphExecKernelNodeSetParams (g->exec, kernel.node, &params)
-      != cudaSuccess) {
-    (void) cudaGetLastError ();
-    g->stale = true;
-  }
+  keep_values (g->values, g->kernels[g->bound++].offset, k);
   return cudaSuccess;
 }
 
@@ -204,13 +194,15 @@ launch_or_record (const KernelLaunch &k)
 static void
 empty (CcFrameGraph *g)
 {
-  if (g->exec)
-    cudaGraphExecDestroy (g->exec);
+  for (GraphVariant &v : g->variants)
+    cudaGraphExecDestroy (v.exec);
   if (g->graph)
     cudaGraphDestroy (g->graph);
-  g->exec = nullptr;
+  g->variants.clear ();
   g->graph = nullptr;
   g->kernels.clear ();
+  g->values.clear ();
+  g->recorded.clear ();
   g->state = CcFrameGraph::EMPTY;
   g->error = cudaSuccess;
 }
@@ -269,6 +261,25 @@ cc_frame_graph_bind (CcFrameGraph *graph, cudaStream_t stream)
   return cudaSuccess;
 }
 
+/* Another instantiation of the recording, holding the recorded values */
+static cudaError_t
+add_variant (CcFrameGraph *g, const std::vector<unsigned char> &values)
+{
+  GraphVariant v;
+  cudaError_t err = cudaGraphInstantiate (&v.exec, g->graph, 0);
+  if (err != cudaSuccess)
+    return err;
+  try {
+    v.values = values;
+    v.used = 0;
+    g->variants.push_back (std::move (v));
+  } catch (const std::bad_alloc &) {
+    cudaGraphExecDestroy (v.exec);
+    return cudaErrorMemoryAllocation;
+  }
+  return cudaSuccess;
+}
+
 /* Ends the capture and makes the graph launchable */
 static cudaError_t
 finish_recording (CcFrameGraph *g)
@@ -279,23 +290,83 @@ finish_recording (CcFrameGraph *g)
   g->graph = captured;
   if (g->error != cudaSuccess)
     err = g->error;
+  if (err == cudaSuccess) {
+    try {
+      g->recorded = g->values;
+    } catch (const std::bad_alloc &) {
+      err = cudaErrorMemoryAllocation;
+    }
+  }
   if (err == cudaSuccess)
-    err = cudaGraphInstantiate (&g->exec, g->graph, 0);
+    err = add_variant (g, g->recorded);
   if (err != cudaSuccess) {
     (void) cudaGetLastError ();
     empty (g);
     return err;
   }
-  for (GraphKernel &kernel : g->kernels) {
-    size_t at = 0;
-    kernel.pointers.resize (kernel.sizes.size ());
-    for (size_t i = 0; i < kernel.sizes.size (); i++) {
-      kernel.pointers[i] = kernel.values.data () + at;
-      at += kernel.sizes[i];
-    }
-  }
   g->state = CcFrameGraph::READY;
   return cudaSuccess;
+}
+
+/* Sets the nodes of v whose values differ from the frame's */
+static cudaError_t
+set_values (CcFrameGraph *g, GraphVariant &v)
+{
+  for (const GraphKernel &kernel : g->kernels) {
+    const unsigned char *now = g->values.data () + kernel.offset;
+    if (std::memcmp (v.values.data () + kernel.offset, now, kernel.bytes)
+        == 0)
+      continue;
+    void *pointers[MAX_KERNEL_ARGS];
+    size_t at = kernel.offset;
+    if (kernel.sizes.size () > MAX_KERNEL_ARGS)
+      return cudaErrorInvalidValue;
+    for (size_t i = 0; i < kernel.sizes.size (); i++) {
+      pointers[i] = g->values.data () + at;
+      at += kernel.sizes[i];
+    }
+    cudaKernelNodeParams params = {};
+    params.func = const_cast<void *> (kernel.kernel);
+    params.gridDim = kernel.grid;
+    params.blockDim = kernel.block;
+    params.sharedMemBytes = (unsigned) kernel.shared_bytes;
+    params.kernelParams = pointers;
+    cudaError_t err = cudaGraphExecKernelNodeSetParams (v.exec, kernel.node,
+        &params);
+    if (err != cudaSuccess)
+      return err;
+    std::memcpy (v.values.data () + kernel.offset, now, kernel.bytes);
+  }
+  return cudaSuccess;
+}
+
+/* The instantiation to run the bound frame on: one that holds its values
+ * already (a frame of buffers seen before), else a new one while there
+ * are fewer than FRAME_GRAPH_VARIANTS, else the least recently run; the
+ * last two have their nodes set to the frame's values. A node set makes
+ * the next launch of its graph upload it, which costs the host more than
+ * the launch itself, while frames in pooled buffers keep coming back to
+ * the same values. */
+static cudaError_t
+pick_variant (CcFrameGraph *g, GraphVariant **picked)
+{
+  GraphVariant *oldest = nullptr;
+  for (GraphVariant &v : g->variants) {
+    if (v.values == g->values) {
+      *picked = &v;
+      return cudaSuccess;
+    }
+    if (!oldest || v.used < oldest->used)
+      oldest = &v;
+  }
+  if (g->variants.size () < FRAME_GRAPH_VARIANTS) {
+    cudaError_t err = add_variant (g, g->recorded);
+    if (err != cudaSuccess)
+      return err;
+    oldest = &g->variants.back ();
+  }
+  *picked = oldest;
+  return set_values (g, *oldest);
 }
 
 extern "C" cudaError_t
@@ -304,16 +375,24 @@ cc_frame_graph_launch (CcFrameGraph *graph)
   if (!graph || active != graph)
     return cudaErrorInvalidValue;
   active = nullptr;
+  GraphVariant *variant = nullptr;
+  cudaError_t err;
   if (graph->state == CcFrameGraph::RECORDING) {
-    cudaError_t err = finish_recording (graph);
+    err = finish_recording (graph);
     if (err != cudaSuccess)
       return err;
+    variant = &graph->variants.front ();
   } else if (graph->stale || graph->bound != graph->kernels.size ()) {
     empty (graph);
     return cudaErrorGraphExecUpdateFailure;
+  } else {
+    graph->state = CcFrameGraph::READY;
+    err = pick_variant (graph, &variant);
+    if (err != cudaSuccess)
+      return err;
   }
-  graph->state = CcFrameGraph::READY;
-  return cudaGraphLaunch (graph->exec, graph->stream);
+  variant->used = ++graph->launches;
+  return cudaGraphLaunch (variant->exec, graph->stream);
 }
 
 extern "C" void
