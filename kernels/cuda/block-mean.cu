@@ -30,8 +30,7 @@ launch_blocks (const Launch &l)
     const int threads = std::min (BlockMeanTuning::MAX_THREADS,
         (g.side * g.side + 31) / 32 * 32);
     return launch_kernel (block_mean_shared<T>, (unsigned) count, threads, 0,
-        l.stream, false, l.src, l.dst, g, scale, offset, l.max_value,
-        l.shift);
+        l.stream, false, l.src, l.dst, g, scale, offset, l.max_value, l.shift);
   }
 }
 

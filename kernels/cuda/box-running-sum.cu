@@ -58,12 +58,12 @@ launch_box (const Launch &l)
       (l.height + rows - 1) / rows);
   const double scale = l.filter->scale, offset = l.filter->offset;
   if (pairs)
-    return launch_kernel (box_columns<T, H, 2>, grid, BoxTuning::COL_THREADS,
-        0, l.stream, false, l.dst, mid, l.width, r, rows, scale, offset,
-        max_value, shift, l.border);
-  return launch_kernel (box_columns<T, H, 1>, grid, BoxTuning::COL_THREADS,
-      0, l.stream, false, l.dst, mid, l.width, r, rows, scale, offset,
-      max_value, shift, l.border);
+    return launch_kernel (box_columns<T, H, 2>, grid, BoxTuning::COL_THREADS, 0,
+        l.stream, false, l.dst, mid, l.width, r, rows, scale, offset, max_value,
+        shift, l.border);
+  return launch_kernel (box_columns<T, H, 1>, grid, BoxTuning::COL_THREADS, 0,
+      l.stream, false, l.dst, mid, l.width, r, rows, scale, offset, max_value,
+      shift, l.border);
 }
 
 cudaError_t

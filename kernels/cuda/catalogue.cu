@@ -443,6 +443,6 @@ cc_cuda_fill (const CcComponent *dst, unsigned value, cudaStream_t stream)
   if (dst->sample == CC_SAMPLE_U8)
     return launch_kernel (fill_component<uint8_t>, grid, block, 0, stream,
         false, d, (float) value);
-  return launch_kernel (fill_component<uint16_t>, grid, block, 0, stream,
-      false, d, (float) value);
+  return launch_kernel (fill_component<uint16_t>, grid, block, 0, stream, false,
+      d, (float) value);
 }

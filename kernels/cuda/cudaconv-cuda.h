@@ -188,15 +188,16 @@ cudaError_t cc_cuda_word_packed_convert (CcWordLayout layout, int to_planes,
 
 /* Frame graphs: the kernels one frame launches on a stream, recorded once
  * as a CUDA graph and replayed for the frames after it, whose launches
- * then cost the host one graph launch. A graph keeps a few instantiations,
- * each holding the arguments (planes, taps) of a frame it ran: a frame
- * whose arguments one of them holds runs on it as it is, another has the
- * arguments that changed set first. Every launch of this library on the graph's stream and
- * thread between cc_frame_graph_record or cc_frame_graph_bind and
- * cc_frame_graph_launch (or cc_frame_graph_abandon) goes into the graph;
- * nothing else may be queued on that stream meanwhile, and a thread
- * records or binds one graph at a time. A graph holds the workspace and
- * other pointers of its recording: one graph per stream and workspace. */
+ * then cost the host one graph launch. A graph keeps a few
+ * instantiations, each holding the arguments (planes, taps) of a frame it
+ * ran: a frame whose arguments one of them holds runs on it as it is,
+ * another has the arguments that changed set first. Every launch of this
+ * library on the graph's stream and thread between cc_frame_graph_record
+ * or cc_frame_graph_bind and cc_frame_graph_launch (or
+ * cc_frame_graph_abandon) goes into the graph; nothing else may be queued
+ * on that stream meanwhile, and a thread records or binds one graph at a
+ * time. A graph holds the workspace and other pointers of its recording:
+ * one graph per stream and workspace. */
 typedef struct CcFrameGraph CcFrameGraph;
 
 cudaError_t cc_frame_graph_new (CcFrameGraph **graph);

@@ -44,17 +44,22 @@ struct GraphVariant {
 };
 
 struct CcFrameGraph {
-  enum State { EMPTY, RECORDING, READY, BINDING } state = EMPTY;
+  enum State {
+    EMPTY,
+    RECORDING,
+    READY,
+    BINDING
+  } state = EMPTY;
   cudaStream_t stream = nullptr;
   cudaGraph_t graph = nullptr;
   std::vector<GraphKernel> kernels;
   std::vector<GraphVariant> variants;
   unsigned long long launches = 0;
-  std::vector<unsigned char> values; /* the frame being recorded or bound */
+  std::vector<unsigned char> values;   /* the frame being recorded or bound */
   std::vector<unsigned char> recorded; /* the recording's */
-  size_t bound = 0;                  /* kernels bound so far this frame */
-  bool stale = false;                /* a launch unlike the recorded one */
-  cudaError_t error = cudaSuccess;   /* the recording's first failure */
+  size_t bound = 0;                    /* kernels bound so far this frame */
+  bool stale = false;                  /* a launch unlike the recorded one */
+  cudaError_t error = cudaSuccess;     /* the recording's first failure */
 };
 
 /* The graph recording or binding on this thread, if any */
@@ -132,8 +137,8 @@ record (CcFrameGraph *g, const KernelLaunch &k)
   size_t n_last = 0;
 
   if (err == cudaSuccess)
-    err = cudaStreamGetCaptureInfo (k.stream, &status, nullptr, nullptr,
-        &last, nullptr, &n_last);
+    err = cudaStreamGetCaptureInfo (k.stream, &status, nullptr, nullptr, &last,
+        nullptr, &n_last);
   /* a launch on a capturing stream leaves that launch's node as the one
    * the next operation depends on */
   if (err == cudaSuccess
@@ -314,8 +319,7 @@ set_values (CcFrameGraph *g, GraphVariant &v)
 {
   for (const GraphKernel &kernel : g->kernels) {
     const unsigned char *now = g->values.data () + kernel.offset;
-    if (std::memcmp (v.values.data () + kernel.offset, now, kernel.bytes)
-        == 0)
+    if (std::memcmp (v.values.data () + kernel.offset, now, kernel.bytes) == 0)
       continue;
     void *pointers[MAX_KERNEL_ARGS];
     size_t at = kernel.offset;

@@ -154,14 +154,16 @@ launch_kernel (void (*kernel) (Params...), dim3 grid, dim3 block,
   std::tuple<std::decay_t<Params>...> values (args...);
   void *pointers[N > 0 ? N : 1];
   size_t sizes[N > 0 ? N : 1];
-  std::apply ([&] (auto &...value) {
-    int i = 0;
-    ((pointers[i] = static_cast<void *> (&value), sizes[i] = sizeof (value),
-         i++),
-        ...);
-  }, values);
-  const KernelLaunch k = { reinterpret_cast<const void *> (kernel), grid,
-    block, shared_bytes, stream, dependent, N, pointers, sizes };
+  std::apply (
+      [&] (auto &...value) {
+        int i = 0;
+        ((pointers[i] = static_cast<void *> (&value), sizes[i] = sizeof (value),
+             i++),
+            ...);
+      },
+      values);
+  const KernelLaunch k = { reinterpret_cast<const void *> (kernel), grid, block,
+    shared_bytes, stream, dependent, N, pointers, sizes };
   return launch_or_record (k);
 }
 

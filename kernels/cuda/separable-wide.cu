@@ -36,17 +36,16 @@ launch_wide (const Launch &l)
   if (row_blocks > INT_MAX)
     return cudaErrorInvalidValue;
   cudaError_t err = launch_kernel (wide_rows<T>, (unsigned) row_blocks,
-      32 * WideTuning::ROW_WARPS, shared, l.stream, false, l.src, mid,
-      l.width, wide_factor (l.filter->row_taps, r), r, l.border, segments);
+      32 * WideTuning::ROW_WARPS, shared, l.stream, false, l.src, mid, l.width,
+      wide_factor (l.filter->row_taps, r), r, l.border, segments);
   if (err != cudaSuccess)
     return err;
   const TileGrid tiles = tile_grid (l, WideTuning::COL_THREADS_X,
       WideTuning::COL_TILE_H);
   return launch_kernel (wide_columns<T>, tiles.count,
-      dim3 (WideTuning::COL_THREADS_X, WideTuning::COL_THREADS_Y), 0,
-      l.stream, false, l.src, l.dst, mid, l.width,
-      wide_factor (l.filter->col_taps, r), l.filter->centre, r, l.offset,
-      l.border, tiles);
+      dim3 (WideTuning::COL_THREADS_X, WideTuning::COL_THREADS_Y), 0, l.stream,
+      false, l.src, l.dst, mid, l.width, wide_factor (l.filter->col_taps, r),
+      l.filter->centre, r, l.offset, l.border, tiles);
 }
 
 cudaError_t
