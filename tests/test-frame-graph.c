@@ -1,9 +1,11 @@
 /* cudaconv tests: frame graphs (cudaconv-cuda.h), a frame's launches
  * recorded once and replayed.
  *
- * The frame is three planes of odd sizes, as I420 of 301x167 has them:
- * the luma filtered with 2D taps, the first chroma plane filled, the
- * second blurred with a wide box (two launches and a workspace). Each
+ * The frame is three planes as I420 of 304x167 has them, an odd height
+ * and rows on 16 bytes, so that the 2D strips, which are launched to start
+ * while the kernel before them ends, take the luma: the luma filtered with
+ * 2D taps, the first chroma plane filled, the second blurred with a wide
+ * box (two launches and a workspace). Each
  * replayed frame, with other planes and other taps, must equal byte for
  * byte the same frame launched one by one (whose kernels test-kernels-cuda
  * checks against the reference), padding included; a replay whose
@@ -17,7 +19,7 @@
 #include "reference.h"
 #include "cudaconv-cuda.h"
 
-#define WIDTH 301
+#define WIDTH 304
 #define HEIGHT 167
 #define N_PLANES 3
 #define POISON 0xA5
@@ -25,6 +27,8 @@
 #define N_FRAMES 4
 
 static int n_cases, n_failed;
+/* a dependent (programmatic) launch went into a graph */
+static int dependent_recorded;
 
 static void
 expect (int ok, const char *what)
@@ -51,7 +55,8 @@ frame_alloc (Frame * f)
   for (int p = 0; p < N_PLANES && e == cudaSuccess; p++) {
     f->width[p] = p ? (WIDTH + 1) / 2 : WIDTH;
     f->height[p] = p ? (HEIGHT + 1) / 2 : HEIGHT;
-    f->pitch[p] = (size_t) f->width[p] + 19;
+    /* padding past every row, which nothing may write */
+    f->pitch[p] = ((size_t) f->width[p] + 19 + 15) / 16 * 16;
     f->bytes[p] = f->pitch[p] * f->height[p];
     e = cudaMalloc ((void **) &f->plane[p], f->bytes[p]);
   }
@@ -78,7 +83,9 @@ frame_fill (Frame * f, RefRng * rng, int poison)
     e = cudaMemcpy (f->plane[p], host, f->bytes[p], cudaMemcpyHostToDevice);
     free (host);
   }
-  return e;
+  /* a copy from pageable memory may return before it lands, and the
+   * kernels run on a stream that does not wait for it */
+  return e == cudaSuccess ? cudaDeviceSynchronize () : e;
 }
 
 /* Whether two frames hold the same bytes, padding included */
@@ -150,12 +157,15 @@ typedef struct {
   int planes;                   /* how many planes it launches for */
 } FrameWork;
 
-/* The frame's launches on stream, in to out */
+/* The frame's launches on stream, in to out; *luma the family that took
+ * the luma */
 static cudaError_t
 launch_frame (const FrameWork * w, const Frame * in, const Frame * out,
-    void *workspace, size_t workspace_bytes, cudaStream_t stream)
+    void *workspace, size_t workspace_bytes, cudaStream_t stream,
+    CcFamily * luma)
 {
   CcComponent s[N_PLANES], d[N_PLANES];
+  CcFamily ran = CC_N_FAMILIES;
   cudaError_t e;
 
   for (int p = 0; p < N_PLANES; p++) {
@@ -163,7 +173,9 @@ launch_frame (const FrameWork * w, const Frame * in, const Frame * out,
     d[p] = plane_of (out, p);
   }
   e = cc_cuda_convolve (&s[0], &d[0], w->luma, CC_BORDER_MIRROR, w->strategy,
-      NULL, 0, stream, CC_LAUNCH_SRC_READY, NULL);
+      NULL, 0, stream, CC_LAUNCH_SRC_READY, &ran);
+  if (luma)
+    *luma = ran;
   if (e == cudaSuccess && w->planes > 1)
     e = cc_cuda_fill (&d[1], w->fill, stream);
   if (e == cudaSuccess && w->planes > 2)
@@ -188,22 +200,27 @@ check_frame (Bench * b, const FrameWork * w, int i, int o, int record,
     const char *what)
 {
   char name[200];
+  CcFamily luma = CC_N_FAMILIES;
   cudaError_t e = frame_fill (&b->out[o], NULL, 1);
 
   if (e == cudaSuccess)
     e = frame_fill (&b->want, NULL, 1);
   if (e == cudaSuccess)
     e = launch_frame (w, &b->in[i], &b->want, b->workspace,
-        b->workspace_bytes, b->stream);
+        b->workspace_bytes, b->stream, NULL);
   if (e == cudaSuccess)
     e = record ? cc_frame_graph_record (b->graph, b->stream) :
         cc_frame_graph_bind (b->graph, b->stream);
   if (e == cudaSuccess) {
     e = launch_frame (w, &b->in[i], &b->out[o], b->workspace,
-        b->workspace_bytes, b->stream);
+        b->workspace_bytes, b->stream, &luma);
     if (e != cudaSuccess)
       cc_frame_graph_abandon (b->graph);
   }
+  /* the strips join the kernel before them (dependent-launch.cuh) */
+  if (record && (luma == CC_FAMILY_2D_STRIP_TILED_HALO
+          || luma == CC_FAMILY_2D_STRIP_CACHE_HALO))
+    dependent_recorded = 1;
   if (e == cudaSuccess)
     e = cc_frame_graph_launch (b->graph);
   if (e == cudaSuccess)
@@ -226,7 +243,7 @@ check_stale (Bench * b, const FrameWork * w, const char *what)
     e = cc_frame_graph_bind (b->graph, b->stream);
   if (e == cudaSuccess) {
     e = launch_frame (w, &b->in[0], &b->out[0], b->workspace,
-        b->workspace_bytes, b->stream);
+        b->workspace_bytes, b->stream, NULL);
     if (e == cudaSuccess)
       e = cc_frame_graph_launch (b->graph);
     else
@@ -267,7 +284,7 @@ check_back_to_back (Bench * b, FrameWork * w, const CcFilter * taps)
         e = frame_fill (&want[k], NULL, 1);
       if (e == cudaSuccess)
         e = launch_frame (w, &b->in[(k + seen) % N_FRAMES], &want[k],
-            b->workspace, b->workspace_bytes, b->stream);
+            b->workspace, b->workspace_bytes, b->stream, NULL);
     }
     for (int k = 0; k < N_FRAMES && e == cudaSuccess; k++) {
       w->luma = &taps[(k + seen) % 2];
@@ -275,7 +292,7 @@ check_back_to_back (Bench * b, FrameWork * w, const CcFilter * taps)
       e = cc_frame_graph_bind (b->graph, b->stream);
       if (e == cudaSuccess)
         e = launch_frame (w, &b->in[(k + seen) % N_FRAMES], &b->out[k],
-            b->workspace, b->workspace_bytes, b->stream);
+            b->workspace, b->workspace_bytes, b->stream, NULL);
       if (e == cudaSuccess)
         e = cc_frame_graph_launch (b->graph);
     }
@@ -293,11 +310,16 @@ check_back_to_back (Bench * b, FrameWork * w, const CcFilter * taps)
     frame_free (&want[k]);
 }
 
-/* Calls out of order are refused, and leave no recording behind */
+/* Calls out of order are refused, and leave no recording behind; a
+ * launch on another stream while a graph is bound runs at once; an
+ * abandoned replay leaves the graph empty */
 static void
-check_misuse (Bench * b)
+check_misuse (Bench * b, const CcFilter * taps)
 {
   CcFrameGraph *other = NULL;
+  FrameWork w = { taps, CC_STRATEGY_TILED_HALO, 9, NULL, 2 };
+  cudaStream_t elsewhere = NULL;
+  CcComponent chroma = plane_of (&b->want, 1);
 
   expect (cc_frame_graph_new (&other) == cudaSuccess, "a second graph");
   expect (cc_frame_graph_bind (other, b->stream) == cudaErrorInvalidValue,
@@ -314,6 +336,28 @@ check_misuse (Bench * b)
   expect (!cc_frame_graph_ready (other), "an abandoned recording is empty");
   expect (cudaStreamQuery (b->stream) == cudaSuccess,
       "the stream captures nothing after the recording is abandoned");
+
+  expect (cudaStreamCreateWithFlags (&elsewhere, cudaStreamNonBlocking)
+      == cudaSuccess && cc_frame_graph_record (other, b->stream) == cudaSuccess
+      && launch_frame (&w, &b->in[0], &b->out[0], NULL, 0, b->stream, NULL)
+      == cudaSuccess && cc_frame_graph_launch (other) == cudaSuccess
+      && cc_frame_graph_bind (other, b->stream) == cudaSuccess
+      && frame_fill (&b->want, NULL, 1) == cudaSuccess,
+      "a graph recorded and bound again");
+  /* a launch on another stream while other is bound on b->stream */
+  expect (cc_cuda_fill (&chroma, 33, elsewhere) == cudaSuccess
+      && cudaStreamSynchronize (elsewhere) == cudaSuccess,
+      "a fill on another stream while a graph is bound");
+  {
+    unsigned char row[N_PLANES];
+    expect (cudaMemcpy (row, chroma.data, 2, cudaMemcpyDeviceToHost)
+        == cudaSuccess && row[0] == 33 && row[1] == 33,
+        "the fill on another stream ran at once");
+  }
+  cc_frame_graph_abandon (other);
+  expect (!cc_frame_graph_ready (other), "an abandoned replay is empty");
+  if (elsewhere)
+    cudaStreamDestroy (elsewhere);
   cc_frame_graph_free (other);
   cc_frame_graph_free (NULL);
 }
@@ -398,7 +442,9 @@ main (void)
     w.box = &taps[0];
     check_stale (&b, &w, "a replay with another kernel in a plane");
   }
-  check_misuse (&b);
+  expect (dependent_recorded, "a dependent launch (a 2D strip) went into a "
+      "recording");
+  check_misuse (&b, &taps[0]);
 
   cc_frame_graph_free (b.graph);
   for (int k = 0; k < N_FRAMES; k++) {

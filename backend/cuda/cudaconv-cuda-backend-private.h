@@ -51,9 +51,9 @@ typedef struct {
   /* the kernels of the slot's device frames, recorded for replay
    * (cudaconv-cuda-graph.c); NULL until the first */
   CcFrameGraph *graph;
-  /* the frame's kernels are being recorded into graph; a strategy the
-   * frame needed was not timed yet (the tuner cannot run then) */
-  gboolean recording, wants_tuning;
+  /* the frame's launches go into graph (recorded or bound); a strategy
+   * the frame needed was not timed yet (the tuner cannot run then) */
+  gboolean graph_open, wants_tuning;
   /* the frame in flight */
   gboolean out_staged;          /* copy staging_out into out when done */
   CudaConvPlan plan;

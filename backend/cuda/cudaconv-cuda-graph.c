@@ -6,16 +6,16 @@
  * launches took longer than the three kernels ran. Each slot records its
  * frame's launches once as a CUDA graph (kernels/cuda/cudaconv-cuda.h),
  * and later frames replay it with their own planes, so a frame costs one
- * graph launch and the arguments that changed.
+ * graph launch.
  *
  * The backend runs the same code for every frame; only the kernels'
  * launches behave differently, while a graph records or binds them. A
  * frame whose launches differ from the recording (another filter radius or
  * kernel, new strategies) finds the graph stale: that frame is launched one
  * by one, and the slot records again with the next. A frame whose
- * strategy is not timed yet runs without a graph, since the tuner waits
- * for its stream; a recording that fails otherwise leaves graphs off until
- * the next configure. */
+ * strategy is not timed yet runs without a graph, since the tuner launches
+ * and waits on its stream; any other failure of a graph leaves graphs off
+ * until the next configure. */
 #include "config.h"
 
 #include "cudaconv-cuda-backend-private.h"
@@ -41,52 +41,48 @@ run_kernels (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
   return TRUE;
 }
 
-/* The slot's graph set to this frame's arguments and launched. FALSE with
- * *stale set where the frame's launches are not those recorded: nothing
- * ran. */
-static gboolean
-replay (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
-    gboolean * stale, GError ** error)
+/* What became of a frame's launches into the slot's graph */
+typedef enum {
+  GRAPH_RAN,                    /* the graph runs the frame */
+  GRAPH_STALE,                  /* not the recorded launches: nothing ran */
+  GRAPH_UNTIMED,                /* a strategy to time first: nothing ran */
+  GRAPH_FAILED                  /* nothing ran; why says why */
+} GraphOutcome;
+
+/* The frame's launches recorded into the slot's graph (record) or bound
+ * to its recording, and the graph launched. */
+static GraphOutcome
+run_graph (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
+    gboolean record, GError ** why)
 {
   cudaError_t err;
-
-  *stale = FALSE;
-  if (!CUDACONV_CHECK (cc_frame_graph_bind (slot->graph, slot->stream),
-          error))
-    return FALSE;
-  if (!run_kernels (cuda, slot, job, error)) {
-    cc_frame_graph_abandon (slot->graph);
-    return FALSE;
-  }
-  err = cc_frame_graph_launch (slot->graph);
-  *stale = err == cudaErrorGraphExecUpdateFailure;
-  return *stale ? FALSE : CUDACONV_CHECK (err, error);
-}
-
-/* The frame's launches recorded into the slot's graph, which then runs
- * them. FALSE, with the reason in *why, where the recording failed:
- * nothing ran. */
-static gboolean
-record (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
-    GError ** why)
-{
   gboolean ok;
 
-  if (!CUDACONV_CHECK (cc_frame_graph_record (slot->graph, slot->stream),
-          why))
-    return FALSE;
-  slot->recording = TRUE;
+  if (!CUDACONV_CHECK (record ? cc_frame_graph_record (slot->graph,
+              slot->stream) : cc_frame_graph_bind (slot->graph,
+              slot->stream), why))
+    return GRAPH_FAILED;
+  slot->graph_open = TRUE;
   ok = run_kernels (cuda, slot, job, why);
-  slot->recording = FALSE;
+  slot->graph_open = FALSE;
   if (!ok) {
     cc_frame_graph_abandon (slot->graph);
-    return FALSE;
+    if (!slot->wants_tuning)
+      return GRAPH_FAILED;
+    slot->wants_tuning = FALSE;
+    g_clear_error (why);
+    return GRAPH_UNTIMED;
   }
-  if (!CUDACONV_CHECK (cc_frame_graph_launch (slot->graph), why)) {
+  err = cc_frame_graph_launch (slot->graph);
+  if (err == cudaErrorGraphExecUpdateFailure && !record)
+    return GRAPH_STALE;
+  if (!CUDACONV_CHECK (err, why)) {
     cc_frame_graph_abandon (slot->graph);
-    return FALSE;
+    return GRAPH_FAILED;
   }
-  return TRUE;
+  if (record)
+    GST_DEBUG ("a frame slot recorded its frame's kernels");
+  return GRAPH_RAN;
 }
 
 gboolean
@@ -94,30 +90,29 @@ cudaconv_cuda_enqueue_kernels (CudaBackend * cuda, FrameSlot * slot,
     const CudaConvJob * job, GError ** error)
 {
   GError *why = NULL;
-  gboolean stale;
 
   if (!slot->graph && !CUDACONV_CHECK (cc_frame_graph_new (&slot->graph),
           error))
     return FALSE;
-  if (cc_frame_graph_ready (slot->graph)) {
-    if (replay (cuda, slot, job, &stale, error))
-      return TRUE;
-    if (!stale)
-      return FALSE;
-    GST_DEBUG ("the frame's launches are not those its slot recorded: "
-        "launched one by one, recorded again with the slot's next frame");
-    return run_kernels (cuda, slot, job, error);
-  }
   if (cuda->graphs_failed)
     return run_kernels (cuda, slot, job, error);
-  if (record (cuda, slot, job, &why))
-    return TRUE;
-  if (!slot->wants_tuning) {
-    cuda->graphs_failed = TRUE;
-    GST_INFO ("device frames launch their kernels one by one: recording a "
-        "frame's kernels failed: %s", why->message);
+  switch (run_graph (cuda, slot, job, !cc_frame_graph_ready (slot->graph),
+          &why)) {
+    case GRAPH_RAN:
+      return TRUE;
+    case GRAPH_STALE:
+      GST_DEBUG ("the frame's launches are not those its slot recorded: "
+          "launched one by one, recorded again with the slot's next frame");
+      break;
+    case GRAPH_UNTIMED:
+      break;
+    case GRAPH_FAILED:
+      /* a real CUDA failure fails the direct launches too, and says so */
+      cuda->graphs_failed = TRUE;
+      GST_INFO ("device frames launch their kernels one by one: their "
+          "graph failed: %s", why->message);
+      g_clear_error (&why);
+      break;
   }
-  slot->wants_tuning = FALSE;
-  g_clear_error (&why);
   return run_kernels (cuda, slot, job, error);
 }

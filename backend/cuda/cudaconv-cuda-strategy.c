@@ -79,9 +79,10 @@ fastest_strategy (StrategyChoice * choice, FrameSlot * slot,
       return TRUE;
     }
   }
-  /* the tuner waits for its stream, which a frame being recorded may not
-   * (cudaconv-cuda-graph.c): that frame is launched without its graph */
-  if (slot->recording) {
+  /* the tuner launches and waits on its stream, which a frame whose
+   * launches go into a graph may not (cudaconv-cuda-graph.c): that frame
+   * is launched without its graph */
+  if (slot->graph_open) {
     slot->wants_tuning = TRUE;
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
         "no strategy timed yet for %dx%d", s->width, s->height);

@@ -235,7 +235,8 @@ enqueue_word_packed (CudaBackend * cuda, FrameSlot * slot,
                 dp->in_pitch, pl->row_bytes, pl->rows,
                 cudaMemcpyDeviceToDevice, slot->stream), error))
       return FALSE;
-    if (pp->process && !cudaconv_cuda_run_plane_kernels (cuda, slot, job, p, dp, error))
+    if (pp->process && !cudaconv_cuda_run_plane_kernels (cuda, slot, job, p,
+            dp, error))
       return FALSE;
   }
   word_planes (cuda, slot, comps, FALSE, planes, pitches);
@@ -343,7 +344,8 @@ enqueue_planes (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
         cudaconv_layout_copy_plane (layout, p, out, in);
       if (pp->process && (!cudaconv_cuda_regions_upload (cuda, slot, p, src,
                   src_pitch, in_direct, &dp, error)
-              || !cudaconv_cuda_run_plane_kernels (cuda, slot, job, p, &dp, error)
+              || !cudaconv_cuda_run_plane_kernels (cuda, slot, job, p, &dp,
+                  error)
               || !cudaconv_cuda_regions_download (cuda, slot, p,
                   GST_VIDEO_FRAME_PLANE_DATA (out, p),
                   GST_VIDEO_FRAME_PLANE_STRIDE (out, p), out_direct, &dp,
@@ -381,7 +383,8 @@ enqueue_planes (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
                 dp.in_pitch, pl->row_bytes, pl->rows, cudaMemcpyDeviceToDevice,
                 slot->stream), error))
       return FALSE;
-    if (pp->process && !cudaconv_cuda_run_plane_kernels (cuda, slot, job, p, &dp, error))
+    if (pp->process && !cudaconv_cuda_run_plane_kernels (cuda, slot, job, p,
+            &dp, error))
       return FALSE;
     if (cuda->out_device || whole_out)
       continue;

@@ -212,7 +212,8 @@ int cc_frame_graph_ready (const CcFrameGraph *graph);
 cudaError_t cc_frame_graph_record (CcFrameGraph *graph, cudaStream_t stream);
 
 /* Starts a replay of the recording: the launches that follow run nothing,
- * and each sets the arguments of the recorded launch in its place. */
+ * and each gives the arguments of the recorded launch in its place. As
+ * while recording, the strategy tuner must not be called until it ends. */
 cudaError_t cc_frame_graph_bind (CcFrameGraph *graph, cudaStream_t stream);
 
 /* Ends the recording or the replay and launches the graph on its stream.

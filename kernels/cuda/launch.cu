@@ -21,6 +21,14 @@
 #define FRAME_GRAPH_VARIANTS 8
 /* the most parameters a kernel of the library takes */
 #define MAX_KERNEL_ARGS 16
+/* each argument's value starts on this many bytes of a frame's values */
+#define ARG_ALIGN 16
+
+static size_t
+arg_span (size_t size)
+{
+  return (size + ARG_ALIGN - 1) / ARG_ALIGN * ARG_ALIGN;
+}
 
 /* One kernel node of a recording: what launched it, and where its
  * arguments' values lie in a frame's values (all its kernels' arguments
@@ -80,6 +88,7 @@ device_launches_dependents ()
   }) == 2;
 }
 
+/* k launched on its stream as it is (captured, where the stream is) */
 static cudaError_t
 launch_now (const KernelLaunch &k)
 {
@@ -99,14 +108,15 @@ launch_now (const KernelLaunch &k)
   return cudaGetLastError ();
 }
 
-/* Copies k's argument values into values at offset */
+/* Copies k's argument values into values from offset, each on
+ * ARG_ALIGN bytes; the bytes between them stay as they were (zero) */
 static void
 keep_values (std::vector<unsigned char> &values, size_t offset,
     const KernelLaunch &k)
 {
   for (int i = 0; i < k.n_args; i++) {
     std::memcpy (values.data () + offset, k.args[i], k.arg_sizes[i]);
-    offset += k.arg_sizes[i];
+    offset += arg_span (k.arg_sizes[i]);
   }
 }
 
@@ -157,7 +167,7 @@ record (CcFrameGraph *g, const KernelLaunch &k)
       kernel.offset = g->values.size ();
       kernel.bytes = 0;
       for (int i = 0; i < k.n_args; i++)
-        kernel.bytes += k.arg_sizes[i];
+        kernel.bytes += arg_span (k.arg_sizes[i]);
       g->values.resize (kernel.offset + kernel.bytes);
       keep_values (g->values, kernel.offset, k);
       g->kernels.push_back (std::move (kernel));
@@ -197,7 +207,7 @@ launch_or_record (const KernelLaunch &k)
 }
 
 static void
-empty (CcFrameGraph *g)
+clear_recording (CcFrameGraph *g)
 {
   for (GraphVariant &v : g->variants)
     cudaGraphExecDestroy (v.exec);
@@ -241,7 +251,7 @@ cc_frame_graph_record (CcFrameGraph *graph, cudaStream_t stream)
 {
   if (!graph || active || !stream)
     return cudaErrorInvalidValue;
-  empty (graph);
+  clear_recording (graph);
   /* other threads' calls (other elements') stay as they are */
   cudaError_t err = cudaStreamBeginCapture (stream,
       cudaStreamCaptureModeThreadLocal);
@@ -306,7 +316,7 @@ finish_recording (CcFrameGraph *g)
     err = add_variant (g, g->recorded);
   if (err != cudaSuccess) {
     (void) cudaGetLastError ();
-    empty (g);
+    clear_recording (g);
     return err;
   }
   g->state = CcFrameGraph::READY;
@@ -327,7 +337,7 @@ set_values (CcFrameGraph *g, GraphVariant &v)
       return cudaErrorInvalidValue;
     for (size_t i = 0; i < kernel.sizes.size (); i++) {
       pointers[i] = g->values.data () + at;
-      at += kernel.sizes[i];
+      at += arg_span (kernel.sizes[i]);
     }
     cudaKernelNodeParams params = {};
     params.func = const_cast<void *> (kernel.kernel);
@@ -387,7 +397,7 @@ cc_frame_graph_launch (CcFrameGraph *graph)
       return err;
     variant = &graph->variants.front ();
   } else if (graph->stale || graph->bound != graph->kernels.size ()) {
-    empty (graph);
+    clear_recording (graph);
     return cudaErrorGraphExecUpdateFailure;
   } else {
     graph->state = CcFrameGraph::READY;
@@ -413,5 +423,5 @@ cc_frame_graph_abandon (CcFrameGraph *graph)
       cudaGraphDestroy (captured);
     (void) cudaGetLastError ();
   }
-  empty (graph);
+  clear_recording (graph);
 }
