@@ -7,8 +7,9 @@
  * 2D taps, the first chroma plane filled, the second blurred with a wide
  * box (two launches and a workspace). Each
  * replayed frame, with other planes and other taps, must equal byte for
- * byte the same frame launched one by one (whose kernels test-kernels-cuda
- * checks against the reference), padding included; a replay whose
+ * byte the same frame launched one by one (whose kernels the
+ * test-kernels-cuda-<topic> programs check against the reference),
+ * padding included; a replay whose
  * launches are not the recorded ones must run nothing and say so; frames
  * replayed back to back without a wait must each come out whole. Exits 77
  * without a CUDA device. */

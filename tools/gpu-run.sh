@@ -52,14 +52,23 @@ fi
 
 for tool in memcheck racecheck; do
   wants $tool || continue
-  for program in kernels-cuda frame-graph; do
+  # each topic's kernel program (test-kernels-cuda-<topic>), then the
+  # frame graphs'
+  ran=0
+  for path in "$build"/tests/test-kernels-cuda-* "$build/tests/test-frame-graph"; do
+    program=${path##*/test-}
+    if [[ $program == kernels-cuda-* ]]; then
+      [ -f "$path" ] || continue  # not the .p folders of object files
+      ran=$((ran + 1))
+    fi
     log=$out/$tool-$program.log
     CUDACONV_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 99 \
-      "$build/tests/test-$program" >"$log" 2>&1
+      "$path" >"$log" 2>&1
     rc=$?
     echo "compute-sanitizer $tool $program: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1); $(grep -E 'passed, .* failed' "$log")"
     [ $rc = 0 ] || status=1
   done
+  [ $ran -ge 1 ] || { echo "no test-kernels-cuda-<topic> in $build/tests"; status=1; }
 done
 
 # the element on the CUDA backend, each topic's program

@@ -1,0 +1,425 @@
+/* cudaconv kernel tests: api. The back ends' entry points beyond a case's
+ * result: bad arguments come back as errors, never as a crash or a
+ * launch; in the CUDA build, kernels queued back to back, unsynchronised,
+ * each wait for what they must (test_launch_order), and the selector
+ * reaches every family. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#ifdef KERNELS_CUDA
+#define ORDER_WIDTH 3840
+#define ORDER_HEIGHT 2160
+#define ORDER_REPEATS 20
+
+static void
+expect_same (const char *what, const unsigned char *want,
+    const unsigned char *d_got, unsigned char *got, size_t bytes)
+{
+  n_cases++;
+  if (cudaMemcpy (got, d_got, bytes, cudaMemcpyDeviceToHost) != cudaSuccess
+      || memcmp (want, got, bytes) != 0) {
+    n_failed++;
+    printf ("FAIL %s\n", what);
+  }
+}
+
+/* One of two launches queued back to back */
+typedef struct {
+  const CcComponent *src, *dst;
+  const CcFilter *filter;
+  CcLaunchFlags flags;
+} QueuedLaunch;
+
+static cudaError_t
+launch_pair (const QueuedLaunch * pair, CcStrategy strategy, int synchronise)
+{
+  cudaError_t e = cudaSuccess;
+  for (int k = 0; k < 2 && e == cudaSuccess; k++) {
+    if (k == 1 && synchronise)
+      e = cudaDeviceSynchronize ();
+    if (e == cudaSuccess)
+      e = cc_cuda_convolve (pair[k].src, pair[k].dst, pair[k].filter,
+          CC_BORDER_CLAMP, strategy, NULL, 0, 0, pair[k].flags, NULL);
+  }
+  return e;
+}
+
+static cudaError_t
+poison_pair (const QueuedLaunch * pair, size_t bytes)
+{
+  cudaError_t e = cudaMemset (pair[0].dst->data, POISON, bytes);
+  return e == cudaSuccess ? cudaMemset (pair[1].dst->data, POISON, bytes) : e;
+}
+
+/* The second launch's output, with a synchronisation between the two, then
+ * ORDER_REPEATS times without: it must be the same each time. */
+static cudaError_t
+check_queued_pair (const char *what, const QueuedLaunch * pair,
+    CcStrategy strategy, unsigned char *want, unsigned char *got,
+    size_t bytes)
+{
+  cudaError_t e;
+  if ((e = poison_pair (pair, bytes)) != cudaSuccess
+      || (e = launch_pair (pair, strategy, 1)) != cudaSuccess
+      || (e = cudaMemcpy (want, pair[1].dst->data, bytes,
+              cudaMemcpyDeviceToHost)) != cudaSuccess)
+    return e;
+  for (int r = 0; r < ORDER_REPEATS && e == cudaSuccess; r++) {
+    char name[200];
+    snprintf (name, sizeof (name), "[%s] %s, repeat %d",
+        strategy == CC_STRATEGY_CACHE_HALO ? "cache-halo" : "tiled-halo",
+        what, r);
+    if ((e = poison_pair (pair, bytes)) == cudaSuccess
+        && (e = launch_pair (pair, strategy, 0)) == cudaSuccess)
+      expect_same (name, want, pair[1].dst->data, got, bytes);
+  }
+  return e;
+}
+
+/* Kernels queued back to back, without a synchronisation between them,
+ * must give what they give one at a time, whatever each may start before
+ * the one ahead of it ends (programmatic dependent launch on compute
+ * capability 9.0+): a kernel reading the previous kernel's output waits
+ * for it (CC_LAUNCH_DEFAULT), and one that only reads what is ready still
+ * stores after the kernel ahead of it (CC_LAUNCH_SRC_READY). A 3840x2160
+ * plane, where kernels take microseconds, r1 then r2, each strategy,
+ * ORDER_REPEATS times, as a race shows only now and then. */
+static void
+test_launch_order (RefRng * rng)
+{
+  const size_t bytes = (size_t) ORDER_WIDTH * ORDER_HEIGHT;
+  unsigned char *host = malloc (bytes), *want = malloc (bytes);
+  unsigned char *got = malloc (bytes), *d[3] = { NULL, NULL, NULL };
+  Filters *f = calloc (2, sizeof (Filters));
+  cudaError_t e = host && want && got && f ? cudaSuccess :
+      cudaErrorMemoryAllocation;
+
+  for (size_t k = 0; host && k < bytes; k++)
+    host[k] = (unsigned char) ref_rng_u32 (rng);
+  for (int k = 0; k < 3 && e == cudaSuccess; k++)
+    e = cudaMalloc ((void **) &d[k], bytes);
+  if (e == cudaSuccess)
+    e = cudaMemcpy (d[0], host, bytes, cudaMemcpyHostToDevice);
+  if (f) {
+    random_filters (rng, 3, 0, 255.0, &f[0]);
+    random_filters (rng, 5, 1, 255.0, &f[1]);
+  }
+
+  CcComponent a = { d[0], ORDER_WIDTH, ORDER_WIDTH, ORDER_HEIGHT, 1,
+    CC_SAMPLE_U8, 0, 0
+  };
+  CcComponent b = a, c = a;
+  b.data = d[1];
+  c.data = d[2];
+  const CcFilter *first = f ? &f[0].f : NULL, *second = f ? &f[1].f : NULL;
+  /* a -> b -> c: the second reads the first one's output */
+  const QueuedLaunch chained[2] = { {&a, &b, first, CC_LAUNCH_SRC_READY},
+  {&b, &c, second, CC_LAUNCH_DEFAULT}
+  };
+  /* a -> b twice: the second filter's output must stay */
+  const QueuedLaunch same_dst[2] = { {&a, &b, first, CC_LAUNCH_SRC_READY},
+  {&a, &b, second, CC_LAUNCH_SRC_READY}
+  };
+  for (int s = 0; s < 2 && e == cudaSuccess; s++) {
+    const CcStrategy strategy = s ? CC_STRATEGY_CACHE_HALO :
+        CC_STRATEGY_TILED_HALO;
+    e = check_queued_pair ("a kernel reading the output of the one queued "
+        "just before it", chained, strategy, want, got, bytes);
+    if (e == cudaSuccess)
+      e = check_queued_pair ("two kernels ready to read, writing the same "
+          "plane", same_dst, strategy, want, got, bytes);
+  }
+  if (e != cudaSuccess) {
+    n_cases++;
+    n_failed++;
+    printf ("FAIL launch order: CUDA error: %s\n", cudaGetErrorString (e));
+  }
+  for (int k = 0; k < 3; k++)
+    cudaFree (d[k]);
+  free (f);
+  free (got);
+  free (want);
+  free (host);
+}
+
+/* The selector reaches every family, each from a plain case of its own;
+ * and a plane too tall for a strip kernel's grid goes to the next family
+ * of the list. Selection reads the planes' addresses, not their samples. */
+static void
+test_selector (void)
+{
+  static const struct {
+    CcStrategy strategy;
+    int bytes, radius, separable, width, height, unaligned;
+    CcFamily want;
+    CcShape shape;
+  } cases[] = {
+    {CC_STRATEGY_TILED_HALO, 1, 1, 0, 1920, 1080, 0,
+        CC_FAMILY_2D_STRIP_TILED_HALO, CC_SHAPE_TAPS},
+    {CC_STRATEGY_CACHE_HALO, 2, 2, 0, 1920, 1080, 0,
+        CC_FAMILY_2D_STRIP_CACHE_HALO, CC_SHAPE_TAPS},
+    {CC_STRATEGY_TILED_HALO, 1, 2, 0, 1920, 1080, 1, CC_FAMILY_2D_ROW_BLOCK, CC_SHAPE_TAPS},
+    {CC_STRATEGY_TILED_HALO, 2, 3, 0, 1920, 1080, 0, CC_FAMILY_2D_TILED_HALO, CC_SHAPE_TAPS},
+    {CC_STRATEGY_CACHE_HALO, 1, 3, 0, 1920, 1080, 0, CC_FAMILY_2D_CACHE_HALO, CC_SHAPE_TAPS},
+    /* rows that do not move as quads: cache-halo runs the tiled-halo ones */
+    {CC_STRATEGY_CACHE_HALO, 1, 1, 0, 1920, 1080, 1, CC_FAMILY_2D_ROW_BLOCK, CC_SHAPE_TAPS},
+    {CC_STRATEGY_CACHE_HALO, 2, 3, 0, 1920, 1080, 1, CC_FAMILY_2D_TILED_HALO, CC_SHAPE_TAPS},
+    {CC_STRATEGY_SEPARABLE, 1, 3, 1, 1920, 1080, 0,
+        CC_FAMILY_SEPARABLE_STRIP_MMA, CC_SHAPE_TAPS},
+    {CC_STRATEGY_SEPARABLE, 2, 2, 1, 1920, 1080, 0,
+        CC_FAMILY_SEPARABLE_STRIP_FP32, CC_SHAPE_TAPS},
+    {CC_STRATEGY_SEPARABLE, 1, 9, 1, 1920, 1080, 0,
+        CC_FAMILY_SEPARABLE_TILE_MMA, CC_SHAPE_TAPS},
+    {CC_STRATEGY_SEPARABLE, 2, 9, 1, 1920, 1080, 0,
+        CC_FAMILY_SEPARABLE_TILE_FP32, CC_SHAPE_TAPS},
+    /* more strips of rows than a grid has rows of blocks */
+    {CC_STRATEGY_CACHE_HALO, 1, 1, 0, 32, 3000000, 0,
+        CC_FAMILY_2D_CACHE_HALO, CC_SHAPE_TAPS},
+    {CC_STRATEGY_SEPARABLE, 1, 1, 1, 32, 3000000, 0,
+        CC_FAMILY_SEPARABLE_TILE_FP32, CC_SHAPE_TAPS},
+    /* the wide shapes run their family whatever the strategy */
+    {CC_STRATEGY_AUTO, 1, 127, 0, 1920, 1080, 0,
+        CC_FAMILY_SEPARABLE_WIDE, CC_SHAPE_WIDE},
+    {CC_STRATEGY_SEPARABLE, 2, 16, 0, 1920, 1080, 1,
+        CC_FAMILY_SEPARABLE_WIDE, CC_SHAPE_WIDE},
+    {CC_STRATEGY_TILED_HALO, 1, 2, 0, 1920, 1080, 0,
+        CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
+    {CC_STRATEGY_AUTO, 2, 127, 0, 32, 3000000, 0,
+        CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
+    {CC_STRATEGY_CACHE_HALO, 1, 0, 0, 1920, 1080, 1,
+        CC_FAMILY_BLOCK_MEAN, CC_SHAPE_BLOCKS},
+  };
+  static CcFilter f;
+  int reached[CC_N_FAMILIES] = { 0 };
+
+  for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++) {
+    const int side = 2 * cases[k].radius + 1;
+    /* 16-byte rows, or rows 3 samples past them */
+    const size_t pitch = ((size_t) cases[k].width * cases[k].bytes + 15) / 16
+        * 16 + (cases[k].unaligned ? 3 * cases[k].bytes : 0);
+    CcComponent src = { (void *) (uintptr_t) 0x100000, pitch, cases[k].width,
+      cases[k].height, 1, (CcSampleType) cases[k].bytes, 0, 0
+    };
+    CcComponent dst = src;
+    CcFamily got = CC_N_FAMILIES;
+    cudaError_t e;
+
+    f.radius = cases[k].radius;
+    f.shape = cases[k].shape;
+    f.scale = 1.0;
+    f.response = CC_RESPONSE_LINEAR;
+    f.offset = 0.0f;
+    f.separable = cases[k].separable;
+    /* the wide shapes hold no 2D table: their sides pass its size */
+    for (int i = 0; f.shape == CC_SHAPE_TAPS && i < side * side; i++)
+      f.taps[i] = 1.0f / (side * side);
+    for (int i = 0; i < side; i++)
+      f.col_taps[i] = f.row_taps[i] = 1.0f / side;
+    dst.data = (void *) (uintptr_t) 0x200000;
+    n_cases++;
+    e = cc_cuda_select_family (&src, &dst, &f, cases[k].strategy, &got);
+    if (e != cudaSuccess || got != cases[k].want) {
+      n_failed++;
+      printf ("FAIL selector case %zu (%dx%d %d-bit radius %d): got %s, want "
+          "%s\n", k, cases[k].width, cases[k].height, 8 * cases[k].bytes,
+          cases[k].radius, e == cudaSuccess ? cc_family_name (got) :
+          cudaGetErrorString (e), cc_family_name (cases[k].want));
+    } else {
+      reached[got] = 1;
+    }
+  }
+  for (int f = 0; f < CC_N_FAMILIES; f++) {
+    n_cases++;
+    if (!reached[f]) {
+      n_failed++;
+      printf ("FAIL selector: no case reached %s\n",
+          cc_family_name ((CcFamily) f));
+    }
+  }
+}
+#endif
+
+static void
+expect_rejected (const char *what, int rc)
+{
+  n_cases++;
+  if (rc == 0) {
+    n_failed++;
+    printf ("FAIL %s: accepted\n", what);
+  }
+}
+
+/* Bad arguments come back as errors, never as a crash or a launch. */
+static void
+test_invalid_arguments (void)
+{
+  unsigned char a[64], b[64];
+  CcComponent good = { a, 8, 8, 8, 1, CC_SAMPLE_U8, 0, 0 };
+  CcComponent out = { b, 8, 8, 8, 1, CC_SAMPLE_U8, 0, 0 };
+  CcComponent null_data = good, narrow_pitch = good, other_size = out;
+  CcComponent deep = good, shifted = good, other_bits = out;
+  CcFilter too_wide = { .radius = CC_MAX_RADIUS + 1,
+    .response = CC_RESPONSE_LINEAR, .taps = {1.0f}
+  };
+  CcFilter mag_too_wide = { .radius = CC_MAX_MAGNITUDE_RADIUS + 1,
+    .response = CC_RESPONSE_MAGNITUDE, .taps = {1.0f}
+  };
+  CcFilter ok = { .radius = 0, .response = CC_RESPONSE_LINEAR, .taps = {1.0f} };
+  CcFilter negative = ok, unknown_response = ok;
+  null_data.data = NULL;
+  narrow_pitch.pitch = 4;
+  other_size.width = 7;
+  deep.depth = 9;               /* more bits than an 8-bit sample has */
+  shifted.depth = 6;
+  shifted.shift = 3;            /* 6 bits above 3 do not fit 8 */
+  other_bits.depth = 7;         /* src and dst of different depths */
+  negative.radius = -1;
+  unknown_response.response = (CcResponse) 7;
+  CcFilter wide_128 = ok, box_128 = ok, blocks_128 = ok, unknown_shape = ok;
+  CcFilter wide_magnitude = ok;
+  wide_128.shape = CC_SHAPE_WIDE;
+  wide_128.radius = CC_MAX_WIDE_RADIUS + 1;
+  box_128.shape = CC_SHAPE_BOX;
+  box_128.radius = CC_MAX_WIDE_RADIUS + 1;
+  blocks_128.shape = CC_SHAPE_BLOCKS;
+  blocks_128.radius = CC_MAX_WIDE_RADIUS + 1;
+  unknown_shape.shape = (CcShape) 7;
+  wide_magnitude.shape = CC_SHAPE_WIDE;
+  wide_magnitude.radius = 1;
+  wide_magnitude.response = CC_RESPONSE_MAGNITUDE;
+
+#ifdef KERNELS_CUDA
+  CcFilter box_ok = ok;
+  box_ok.shape = CC_SHAPE_BOX;
+  box_ok.radius = 2;
+  box_ok.scale = 1.0 / 25.0;
+  unsigned char *d;
+  if (cudaMalloc ((void **) &d, 128) != cudaSuccess)
+    return;
+  good.data = d;
+  out.data = d + 64;
+  narrow_pitch.data = d;
+  other_size.data = d + 64;
+  deep.data = shifted.data = d;
+  other_bits.data = d + 64;
+  /* every entry point checks the filter (cc_filter_valid) */
+#define CONVOLVE(s, o, f, border) \
+  cc_cuda_convolve (s, o, f, border, CC_STRATEGY_TILED_HALO, NULL, 0, 0, \
+      CC_LAUNCH_DEFAULT, NULL)
+  CcFamily family;
+  expect_rejected ("select for radius 16", cc_cuda_select_family (&good, &out,
+          &too_wide, CC_STRATEGY_TILED_HALO, &family));
+  expect_rejected ("convolve with no filter", cc_cuda_convolve (&good, &out,
+          NULL, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, NULL, 0, 0,
+          CC_LAUNCH_DEFAULT, NULL));
+  expect_rejected ("unknown strategy", cc_cuda_convolve (&good, &out,
+          &ok, CC_BORDER_CLAMP, (CcStrategy) 7, NULL, 0, 0,
+          CC_LAUNCH_DEFAULT, NULL));
+  expect_rejected ("strategy auto, which the tuner resolves",
+      cc_cuda_convolve (&good, &out, &ok, CC_BORDER_CLAMP,
+          CC_STRATEGY_AUTO, NULL, 0, 0, CC_LAUNCH_DEFAULT, NULL));
+  expect_rejected ("separable strategy on a 2D filter",
+      cc_cuda_convolve (&good, &out, &ok, CC_BORDER_CLAMP,
+          CC_STRATEGY_SEPARABLE, NULL, 0, 0, CC_LAUNCH_DEFAULT, NULL));
+  expect_rejected ("a separable family on a 2D filter",
+      cc_cuda_convolve_family (CC_FAMILY_SEPARABLE_TILE_FP32, &good, &out,
+          &ok, CC_BORDER_CLAMP, NULL, 0, 0, CC_LAUNCH_DEFAULT));
+  expect_rejected ("a taps family on a box",
+      cc_cuda_convolve_family (CC_FAMILY_2D_TILED_HALO, &good, &out,
+          &box_ok, CC_BORDER_CLAMP, NULL, 0, 0, CC_LAUNCH_DEFAULT));
+  expect_rejected ("unknown family", cc_cuda_convolve_family
+      ((CcFamily) CC_N_FAMILIES, &good, &out, &ok, CC_BORDER_CLAMP,
+          NULL, 0, 0, CC_LAUNCH_DEFAULT));
+  expect_rejected ("unknown launch flag", cc_cuda_convolve (&good, &out,
+          &ok, CC_BORDER_CLAMP, CC_STRATEGY_TILED_HALO, NULL, 0, 0,
+          (CcLaunchFlags) 6, NULL));
+  expect_rejected ("tuner without a result pointer",
+      cc_cuda_fastest_strategy (&good, &out, &ok, CC_BORDER_CLAMP, NULL, 0,
+          0, NULL, NULL));
+  {
+    /* a box needs its workspace: none, or a byte too little, is refused
+     * by every entry point */
+    const size_t need = cc_cuda_workspace_bytes (&good, &box_ok);
+    void *work = NULL;
+    CcStrategy st;
+    n_cases++;
+    if (need == 0 || cudaMalloc (&work, need) != cudaSuccess) {
+      n_failed++;
+      printf ("FAIL a box's workspace: %zu bytes\n", need);
+    } else {
+      expect_rejected ("box without workspace", cc_cuda_convolve (&good,
+              &out, &box_ok, CC_BORDER_CLAMP, CC_STRATEGY_AUTO, NULL, 0, 0,
+              CC_LAUNCH_DEFAULT, NULL));
+      expect_rejected ("box with a workspace too small",
+          cc_cuda_convolve (&good, &out, &box_ok, CC_BORDER_CLAMP,
+              CC_STRATEGY_AUTO, work, need - 1, 0, CC_LAUNCH_DEFAULT, NULL));
+      expect_rejected ("box family with a workspace too small",
+          cc_cuda_convolve_family (CC_FAMILY_BOX_RUNNING_SUM, &good, &out,
+              &box_ok, CC_BORDER_CLAMP, work, need - 1, 0,
+              CC_LAUNCH_DEFAULT));
+      expect_rejected ("tuner with a workspace too small",
+          cc_cuda_fastest_strategy (&good, &out, &box_ok, CC_BORDER_CLAMP,
+              work, need - 1, 0, &st, NULL));
+      n_cases++;
+      if (cc_cuda_convolve (&good, &out, &box_ok, CC_BORDER_CLAMP,
+              CC_STRATEGY_AUTO, work, need, 0, CC_LAUNCH_DEFAULT,
+              NULL) != cudaSuccess || cudaDeviceSynchronize () != cudaSuccess) {
+        n_failed++;
+        printf ("FAIL box with its workspace refused\n");
+      }
+    }
+    cudaFree (work);
+  }
+#else
+#define CONVOLVE(s, o, f, border) cc_cpu_convolve (s, o, f, border, 1)
+#endif
+  expect_rejected ("radius 16", CONVOLVE (&good, &out, &too_wide,
+          CC_BORDER_CLAMP));
+  expect_rejected ("magnitude radius past the limit", CONVOLVE (&good, &out,
+          &mag_too_wide, CC_BORDER_CLAMP));
+  expect_rejected ("negative radius", CONVOLVE (&good, &out, &negative,
+          CC_BORDER_CLAMP));
+  expect_rejected ("unknown response", CONVOLVE (&good, &out,
+          &unknown_response, CC_BORDER_CLAMP));
+  expect_rejected ("null data", CONVOLVE (&null_data, &out, &ok,
+          CC_BORDER_CLAMP));
+  expect_rejected ("pitch narrower than a row", CONVOLVE (&narrow_pitch, &out,
+          &ok, CC_BORDER_CLAMP));
+  expect_rejected ("different sizes", CONVOLVE (&good, &other_size, &ok,
+          CC_BORDER_CLAMP));
+  expect_rejected ("unknown border", CONVOLVE (&good, &out, &ok,
+          (CcBorder) 9));
+  expect_rejected ("depth past the sample", CONVOLVE (&deep, &out, &ok,
+          CC_BORDER_CLAMP));
+  expect_rejected ("depth and shift past the sample", CONVOLVE (&shifted,
+          &out, &ok, CC_BORDER_CLAMP));
+  expect_rejected ("different depths", CONVOLVE (&good, &other_bits, &ok,
+          CC_BORDER_CLAMP));
+  expect_rejected ("wide radius 128", CONVOLVE (&good, &out, &wide_128,
+          CC_BORDER_CLAMP));
+  expect_rejected ("box radius 128", CONVOLVE (&good, &out, &box_128,
+          CC_BORDER_CLAMP));
+  expect_rejected ("blocks radius 128", CONVOLVE (&good, &out, &blocks_128,
+          CC_BORDER_CLAMP));
+  expect_rejected ("unknown shape", CONVOLVE (&good, &out, &unknown_shape,
+          CC_BORDER_CLAMP));
+  expect_rejected ("a wide shape with a magnitude response", CONVOLVE (&good,
+          &out, &wide_magnitude, CC_BORDER_CLAMP));
+#ifdef KERNELS_CUDA
+  cudaFree (d);
+#endif
+}
+
+void
+run_topic (RefRng * rng)
+{
+#ifdef KERNELS_CUDA
+  RUN (test_launch_order, rng);
+  RUN (test_selector);
+#else
+  (void) rng;
+#endif
+  RUN (test_invalid_arguments);
+}
