@@ -299,7 +299,9 @@ cudaconv_regions_collect (const CudaConvRegionRules * rules,
 
   if (all->len <= CUDACONV_MAX_REGIONS) {
     set->n = all->len;
-    memcpy (set->rects, all->data, all->len * sizeof (CudaConvRegion));
+    /* an empty GArray's data is NULL, which memcpy must not be given */
+    if (all->len > 0)
+      memcpy (set->rects, all->data, all->len * sizeof (CudaConvRegion));
   } else {
     const CudaConvRegion *r = (const CudaConvRegion *) all->data;
     gint x0 = width, y0 = height, x1 = 0, y1 = 0;
