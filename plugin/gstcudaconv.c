@@ -604,6 +604,25 @@ pass_through (GstCudaConv * self, GstBuffer * inbuf, GstBuffer ** outbuf)
   return GST_FLOW_OK;
 }
 
+/* Whether passing on a frame that has nothing to filter gives what
+ * filtering it would: not where the pads negotiated different memory, nor
+ * where its crop meta is not a rectangle inside the caps' frame
+ * (CUDACONV_CROP_PICTURE, which the output applies, or one the frame check
+ * refuses). */
+static gboolean
+leaves_as_it_came (GstCudaConv * self, GstBuffer * inbuf)
+{
+  const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (inbuf);
+  const guint w = GST_VIDEO_INFO_WIDTH (&self->layout.info);
+  const guint h = GST_VIDEO_INFO_FIELD_HEIGHT (&self->layout.info);
+
+  if (self->in_cuda_memory != self->out_cuda_memory)
+    return FALSE;
+  return !crop || (crop->width > 0 && crop->height > 0 && crop->width <= w
+      && crop->height <= h && crop->x <= w - crop->width
+      && crop->y <= h - crop->height);
+}
+
 /* Every buffer that is not passed through comes here, in place of
  * GstVideoFilter's transform (which pushes an unwritten output buffer when
  * it cannot map a frame): check the input, map it, take and map an output
@@ -636,7 +655,8 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   if (mode != CUDACONV_REGION_MODE_FRAME) {
     gst_cudaconv_frame_regions (self, inbuf);
     /* nothing to hide in this frame */
-    if (mode == CUDACONV_REGION_MODE_INSIDE && self->regions.n == 0)
+    if (mode == CUDACONV_REGION_MODE_INSIDE && self->regions.n == 0
+        && leaves_as_it_came (self, inbuf))
       return pass_through (self, inbuf, outbuf);
   }
   /* a writable buffer filtered in its regions only is its own output: the
