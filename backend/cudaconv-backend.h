@@ -3,8 +3,8 @@
  * The element chooses a back end when it starts and configures it when
  * caps are set; from then on each frame crosses into the back end once,
  * cudaconv_backend_submit, and leaves through the buffer it hands back.
- * A back end works on up to depth frames at once (the CPU on one): a
- * frame is queued, and once depth frames are in flight the oldest is
+ * A back end works on up to max_in_flight frames at once (the CPU on
+ * one): a frame is queued, and once that many are in flight the oldest is
  * finished and its output handed back. Frames in flight keep the filter
  * and plan they were submitted with. Word-packed formats are the back
  * end's to convert (cudaconv-layout.h): the element hands over frames of
@@ -20,7 +20,7 @@
 
 #include <gst/video/video.h>
 #include "cudaconv-kernel-types.h"
-#include "cudaconv-plan.h"
+#include "cudaconv-coverage.h"
 
 G_BEGIN_DECLS
 
@@ -28,7 +28,7 @@ typedef struct _CudaConvBackend CudaConvBackend;
 
 /* Most frames any back end keeps in flight (the async-depth property's
  * maximum). */
-#define CUDACONV_MAX_DEPTH 8
+#define CUDACONV_MAX_IN_FLIGHT 8
 
 /* What the element chose for a frame: all of it pointers into the
  * element's own state, which the back end copies what it keeps of while
@@ -36,11 +36,10 @@ typedef struct _CudaConvBackend CudaConvBackend;
 typedef struct {
   const CcFilter *filter;       /* its offset scaled to the format's depth */
   CcBorder border;
-  CcStrategy strategy;          /* the CPU back end has one way */
-  /* page-lock foreign input buffers with CUDA instead of staging them */
-  gboolean host_register;
   const CudaConvPlan *plan;
-  /* with the plan's regions: the filter of each (the same offset scaling) */
+  /* with the plan's regions (INSIDE or OUTSIDE): what they cover, and the
+   * filter of each region (the same offset scaling) */
+  const CudaConvCoverage *coverage;
   const CcFilter *const *region_filters;
   /* the input frame is the output frame (a writable buffer filtered in
    * its regions only): what is not written stays as it is, and every
@@ -48,13 +47,30 @@ typedef struct {
   gboolean in_place;
 } CudaConvJob;
 
+/* The settings a back end may act on beyond the job's, where it has a
+ * choice (capabilities say which): taken for the frames submitted after. */
+typedef struct {
+  CcStrategy strategy;          /* CUDACONV_BACKEND_STRATEGIES */
+  /* page-lock foreign input buffers instead of staging them
+   * (CUDACONV_BACKEND_DEVICE_MEMORY) */
+  gboolean host_register;
+} CudaConvRunOptions;
+
+/* What a back end can do beyond filtering frames in system memory */
+typedef enum {
+  /* frames in CUDA memory, pinned pools, CUDA contexts */
+  CUDACONV_BACKEND_DEVICE_MEMORY = 1 << 0,
+  /* the strategy property chooses among kernel families */
+  CUDACONV_BACKEND_STRATEGIES = 1 << 1
+} CudaConvBackendCapabilities;
+
 /* How the frames of the negotiated caps travel. */
 typedef struct {
   const CudaConvLayout *layout; /* the element's, valid until the next one */
   /* a side's frames are device memory, mapped with GST_MAP_CUDA, in the
    * back end's CUDA context or (input only) another one */
   gboolean in_device, out_device;
-  guint depth;                  /* frames at once, 1 .. CUDACONV_MAX_DEPTH */
+  guint max_in_flight;          /* 1 .. CUDACONV_MAX_IN_FLIGHT */
 } CudaConvStreamConfig;
 
 /* A line for the bus, such as the kernel family each component runs when
@@ -63,10 +79,13 @@ typedef void (*CudaConvReportFunc) (const gchar * report, gpointer user_data);
 
 typedef struct {
   const gchar *name;            /* "CPU", "CUDA": for messages */
+  /* Takes the options for the frames submitted from now on. */
+  void (*set_options) (CudaConvBackend * backend,
+      const CudaConvRunOptions * options);
   /* Reconfigures for these caps; nothing may be in flight. */
   gboolean (*configure) (CudaConvBackend * backend,
       const CudaConvStreamConfig * config, GError ** error);
-  /* Queues a frame (a slot must be free: in_flight < depth). Takes both
+  /* Queues a frame (a slot must be free: in_flight < max_in_flight). Takes both
    * mapped frames: they are unmapped when it is finished or dropped
    * (cudaconv_frames_unmap: in place, in and out are one mapping). */
   gboolean (*submit) (CudaConvBackend * backend, const CudaConvJob * job,
@@ -92,7 +111,8 @@ typedef struct {
 
 struct _CudaConvBackend {
   const CudaConvBackendOps *ops;
-  guint depth;                  /* set by configure */
+  CudaConvBackendCapabilities capabilities;
+  guint max_in_flight;          /* frames at once, set by configure */
   CudaConvReportFunc report;
   gpointer report_data;
 };
@@ -118,18 +138,17 @@ CudaConvBackend *cudaconv_cuda_backend_new (gint device_id,
 
 /* Unmaps a frame's input and output, which in place are one mapping. */
 static inline void
-cudaconv_frames_unmap (GstVideoFrame * in, GstVideoFrame * out)
+cudaconv_frames_unmap (GstVideoFrame * in, GstVideoFrame * out,
+    gboolean in_place)
 {
-  const gboolean one = in->buffer == out->buffer
-      && in->map[0].data == out->map[0].data;
-
   gst_video_frame_unmap (in);
-  if (!one)
+  if (!in_place)
     gst_video_frame_unmap (out);
 }
 
-/* The one call per frame: queues it, and when depth frames are in flight
- * finishes the oldest, whose output *finished receives (else NULL). */
+/* The one call per frame: queues it, and when max_in_flight frames are in
+ * flight finishes the oldest, whose output *finished receives (else
+ * NULL). */
 static inline gboolean
 cudaconv_backend_submit (CudaConvBackend * backend, const CudaConvJob * job,
     GstVideoFrame * in, GstVideoFrame * out, GstBuffer ** finished,
@@ -138,7 +157,7 @@ cudaconv_backend_submit (CudaConvBackend * backend, const CudaConvJob * job,
   *finished = NULL;
   if (!backend->ops->submit (backend, job, in, out, error))
     return FALSE;
-  if (backend->ops->in_flight (backend) < backend->depth)
+  if (backend->ops->in_flight (backend) < backend->max_in_flight)
     return TRUE;
   return backend->ops->finish_oldest (backend, finished, error);
 }

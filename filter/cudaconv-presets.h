@@ -3,7 +3,7 @@
 #define CUDACONV_PRESETS_H
 
 #include <glib.h>
-#include "gstcudaconv-enums.h"
+#include "cudaconv-kernel-enum.h"
 #include "cudaconv-weights.h"
 
 G_BEGIN_DECLS

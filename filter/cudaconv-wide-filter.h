@@ -5,7 +5,7 @@
 #define CUDACONV_WIDE_FILTER_H
 
 #include <glib.h>
-#include "gstcudaconv-enums.h"
+#include "cudaconv-kernel-enum.h"
 #include "cudaconv-kernel-types.h"
 
 G_BEGIN_DECLS

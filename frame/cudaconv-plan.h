@@ -19,6 +19,16 @@ typedef enum {
   CUDACONV_ACTION_FILL          /* neutral chroma of an edge map */
 } CudaConvAction;
 
+/* The components a plan filters, by their bits: bit n is the format's
+ * component n in GstVideoFormatInfo order, where alpha is component 3. The
+ * channels property's flags have the same values. */
+typedef enum {
+  CUDACONV_CHANNEL_0 = 1 << 0,  /* Y, R or gray */
+  CUDACONV_CHANNEL_1 = 1 << 1,  /* U (Cb) or G */
+  CUDACONV_CHANNEL_2 = 1 << 2,  /* V (Cr) or B */
+  CUDACONV_CHANNEL_ALPHA = 1 << 3
+} CudaConvChannels;
+
 /* Where a frame is filtered: the region property's values */
 typedef enum {
   CUDACONV_REGION_MODE_FRAME,
@@ -31,7 +41,8 @@ typedef struct {
   /* the plane holds bytes no action writes (x, alpha, a component left
    * out), so it is copied whole before the actions write theirs */
   gboolean partial;
-  /* partial, or the picture is only part of the frame: copy first */
+  /* partial, or only part of the plane is written (the picture is part
+   * of the frame, or region=inside): copy first */
   gboolean copy_first;
 } CudaConvPlanePlan;
 
@@ -44,47 +55,36 @@ typedef struct {
   /* the buffer's (cudaconv_plan_set_buffer) */
   gboolean fields;              /* interleaved fields, filtered one by one */
   GstVideoRectangle picture;    /* the crop rectangle, or the whole frame */
-  /* the frame's (cudaconv_plan_set_regions): with INSIDE, every processed
-   * plane is copied first and the components are filtered in the regions'
-   * pieces only; with OUTSIDE, the regions' pieces are copied back from
-   * the input after the whole component is filtered */
+  /* the frame's: with INSIDE, every processed plane is copied first and
+   * the components are filtered in the regions' pieces only (the frame's
+   * CudaConvCoverage); with OUTSIDE, the pieces' rects are copied back
+   * from the input after the whole component is filtered */
   CudaConvRegionMode region_mode;
-  CudaConvRegionSet regions;
-  /* each region's filter's reach: samples read beyond a written one (the
-   * radius), or for block filters, the block side that windows snap to;
-   * and whether the border wraps */
-  gint reach[CUDACONV_MAX_REGIONS], block[CUDACONV_MAX_REGIONS];
-  gboolean wrap;
 } CudaConvPlan;
 
-/* What one region writes and reads of one part of a component (as
- * cudaconv_plan_parts cuts it), in the part's sample coordinates: rect is
- * written; window, rect grown by the filter's reach and clipped to the
- * part, is what the filter reads to write it. Where the window meets the
- * part's edge, the border policy makes up what lies beyond, so a window
- * is filtered as a part of its own and its rect taken: samples inside the
- * frame are always the real ones. A wrapping border reads the far side:
- * there the window spans the part. */
+/* Where a part of a component lies in its plane: from column x0 of the
+ * component, rows first, first + step, ... of it, width x height samples */
 typedef struct {
-  GstVideoRectangle rect, window;
-  guint region;                 /* its index in the plan's regions */
-} CudaConvPiece;
+  gint x0, first, step, width, height;
+} CudaConvPartGeometry;
 
 /* At most two parts of a component are filtered apart: its two fields. */
 #define CUDACONV_MAX_PARTS 2
 
-/* channels: GstCudaConvChannels bits of the components to filter.
+/* channels: CudaConvChannels bits of the components to filter.
  * neutral_chroma: fill U and V of YUV formats with their mid value. */
 void cudaconv_plan_make (CudaConvPlan * plan, const CudaConvLayout * layout,
     guint channels, gboolean neutral_chroma);
 
 /* Takes what the input buffer says about its frame: interleaved fields
  * (interlace-mode=interleaved, or mixed with the buffer's INTERLACED flag)
- * and its crop as the frame check classified it. Where only part of the
- * frame is the picture (CUDACONV_CROP_INSIDE), the planes are copied whole
- * first so that the rest leaves unchanged. */
+ * and its crop as the frame check classified it; and the region mode it is
+ * filtered with. Which planes are copied whole before they are written
+ * follows from these and the components: where only part of the frame is
+ * the picture (CUDACONV_CROP_INSIDE) or only the regions are filtered
+ * (INSIDE), so that the rest leaves unchanged. */
 void cudaconv_plan_set_buffer (CudaConvPlan * plan, GstBuffer * buffer,
-    const CudaConvCrop * crop);
+    const CudaConvCrop * crop, CudaConvRegionMode mode);
 
 /* The parts of component comp that are filtered (or filled) each on its
  * own, with the border policy at their own edges: the component inside the
@@ -94,13 +94,6 @@ void cudaconv_plan_set_buffer (CudaConvPlan * plan, GstBuffer * buffer,
 guint cudaconv_plan_parts (const CudaConvPlan * plan, gint comp,
     gpointer plane_data, gsize pitch, CcComponent parts[CUDACONV_MAX_PARTS]);
 
-/* Takes the frame's regions, the filter each is filtered with (for their
- * reach: the radius, or the block side of CC_SHAPE_BLOCKS) and the border.
- * With CUDACONV_REGION_MODE_FRAME the regions are ignored. */
-void cudaconv_plan_set_regions (CudaConvPlan * plan, CudaConvRegionMode mode,
-    const CudaConvRegionSet * regions, const CcFilter * const *filters,
-    CcBorder border);
-
 /* Whether the regions decide what is filtered (INSIDE or OUTSIDE) */
 static inline gboolean
 cudaconv_plan_has_regions (const CudaConvPlan * plan)
@@ -108,16 +101,10 @@ cudaconv_plan_has_regions (const CudaConvPlan * plan)
   return plan->region_mode != CUDACONV_REGION_MODE_FRAME;
 }
 
-/* The pieces of part number part of component comp, one per region that
- * meets it; returns how many. */
-guint cudaconv_plan_pieces (const CudaConvPlan * plan, gint comp, guint part,
-    CudaConvPiece pieces[CUDACONV_MAX_REGIONS]);
-
-/* The bytes of plane p that region number region touches in the processed
- * components: their windows (reach) or their rects, as rows [y, y + h) and
- * bytes [x, x + w) of each row. FALSE when it touches none. */
-gboolean cudaconv_plan_region_bytes (const CudaConvPlan * plan, guint p,
-    guint region, gboolean reach, GstVideoRectangle * bytes);
+/* Where part number part of component comp lies (cudaconv_plan_parts
+ * cuts the same parts); FALSE when there is no such part. */
+gboolean cudaconv_plan_part (const CudaConvPlan * plan, gint comp,
+    guint part, CudaConvPartGeometry * geometry);
 
 /* The samples of c inside r (r inside c) */
 CcComponent cudaconv_component_sub (const CcComponent * c,

@@ -41,7 +41,7 @@ gst_cudaconv_propose_allocation (GstBaseTransform * trans,
   /* up to async-depth input frames stay mapped while the GPU copies them,
    * and one more is being filled: allocated up front, no pinned allocation
    * (a millisecond each) happens while streaming */
-  const guint held = (self->backend ? self->backend->depth : 1) + 1;
+  const guint held = (self->backend ? self->backend->max_in_flight : 1) + 1;
   GstCaps *caps;
   GstVideoInfo info;
 
@@ -86,7 +86,7 @@ gst_cudaconv_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   /* async-depth output frames in flight plus the one downstream keeps (a
    * sink's last sample), allocated when the pool starts rather than one
    * pinned allocation per frame in the first frames */
-  const guint held = (self->backend ? self->backend->depth : 1) + 1;
+  const guint held = (self->backend ? self->backend->max_in_flight : 1) + 1;
   GstBufferPool *pool = NULL;
   guint size = 0, min = 0, max = 0;
   GstCaps *caps;

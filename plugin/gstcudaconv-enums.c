@@ -1,5 +1,26 @@
 /* cudaconv: registration of the property enum and flags types. */
 #include "gstcudaconv-enums.h"
+#include "cudaconv-plan.h"
+
+/* The channels property's flags go down to the plan as they are. */
+G_STATIC_ASSERT ((gint) GST_CUDACONV_CHANNEL_0 == (gint) CUDACONV_CHANNEL_0);
+G_STATIC_ASSERT ((gint) GST_CUDACONV_CHANNEL_1 == (gint) CUDACONV_CHANNEL_1);
+G_STATIC_ASSERT ((gint) GST_CUDACONV_CHANNEL_2 == (gint) CUDACONV_CHANNEL_2);
+G_STATIC_ASSERT ((gint) GST_CUDACONV_CHANNEL_ALPHA ==
+    (gint) CUDACONV_CHANNEL_ALPHA);
+/* And the region property's values, and the border's, as the plan's and
+ * the kernels' own */
+G_STATIC_ASSERT ((gint) GST_CUDACONV_REGION_MODE_FRAME ==
+    (gint) CUDACONV_REGION_MODE_FRAME);
+G_STATIC_ASSERT ((gint) GST_CUDACONV_REGION_MODE_INSIDE ==
+    (gint) CUDACONV_REGION_MODE_INSIDE);
+G_STATIC_ASSERT ((gint) GST_CUDACONV_REGION_MODE_OUTSIDE ==
+    (gint) CUDACONV_REGION_MODE_OUTSIDE);
+G_STATIC_ASSERT ((gint) GST_CUDACONV_BORDER_ZERO == (gint) CC_BORDER_ZERO);
+G_STATIC_ASSERT ((gint) GST_CUDACONV_BORDER_CLAMP == (gint) CC_BORDER_CLAMP);
+G_STATIC_ASSERT ((gint) GST_CUDACONV_BORDER_MIRROR ==
+    (gint) CC_BORDER_MIRROR);
+G_STATIC_ASSERT ((gint) GST_CUDACONV_BORDER_WRAP == (gint) CC_BORDER_WRAP);
 
 GType
 gst_cudaconv_kernel_get_type (void)
@@ -127,20 +148,20 @@ gst_cudaconv_channels_get_type (void)
 }
 
 GType
-gst_cudaconv_region_get_type (void)
+gst_cudaconv_region_mode_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_CUDACONV_REGION_FRAME, "The whole frame", "frame"},
-    {GST_CUDACONV_REGION_INSIDE,
+    {GST_CUDACONV_REGION_MODE_FRAME, "The whole frame", "frame"},
+    {GST_CUDACONV_REGION_MODE_INSIDE,
           "Only inside the regions (metas and region-boxes); a frame "
           "without regions passes unchanged", "inside"},
-    {GST_CUDACONV_REGION_OUTSIDE,
+    {GST_CUDACONV_REGION_MODE_OUTSIDE,
         "Everything but the regions (background blur)", "outside"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCudaConvRegion",
+    g_once_init_leave (&type, g_enum_register_static ("GstCudaConvRegionMode",
             values));
   return type;
 }

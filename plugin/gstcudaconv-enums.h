@@ -4,22 +4,10 @@
 
 #include <glib-object.h>
 #include "cudaconv-kernel-types.h"
+/* GstCudaConvKernel, which the filter layer's presets take */
+#include "cudaconv-kernel-enum.h"
 
 G_BEGIN_DECLS
-
-typedef enum {
-  GST_CUDACONV_KERNEL_IDENTITY,
-  GST_CUDACONV_KERNEL_BOX,
-  GST_CUDACONV_KERNEL_GAUSSIAN,
-  GST_CUDACONV_KERNEL_SHARPEN,
-  GST_CUDACONV_KERNEL_EDGE,
-  GST_CUDACONV_KERNEL_SOBEL,
-  GST_CUDACONV_KERNEL_SOBEL_X,
-  GST_CUDACONV_KERNEL_SOBEL_Y,
-  GST_CUDACONV_KERNEL_EMBOSS,
-  GST_CUDACONV_KERNEL_CUSTOM,
-  GST_CUDACONV_KERNEL_PIXELATE
-} GstCudaConvKernel;
 
 /* Same values as CcBorder. */
 typedef enum {
@@ -37,12 +25,13 @@ typedef enum {
 
 /* Which parts of a frame are filtered (the region property). */
 typedef enum {
-  GST_CUDACONV_REGION_FRAME,
-  GST_CUDACONV_REGION_INSIDE,
-  GST_CUDACONV_REGION_OUTSIDE
-} GstCudaConvRegion;
+  GST_CUDACONV_REGION_MODE_FRAME,
+  GST_CUDACONV_REGION_MODE_INSIDE,
+  GST_CUDACONV_REGION_MODE_OUTSIDE
+} GstCudaConvRegionMode;
 
-/* Bit n is the format's component n (GstVideoFormatInfo order). */
+/* Bit n is the format's component n (GstVideoFormatInfo order); the same
+ * values as the plan's CudaConvChannels (checked in gstcudaconv-enums.c). */
 typedef enum {
   GST_CUDACONV_CHANNEL_0 = 1 << 0,      /* Y, R or gray */
   GST_CUDACONV_CHANNEL_1 = 1 << 1,      /* U (Cb) or G */
@@ -59,14 +48,14 @@ typedef enum {
 #define GST_TYPE_CUDACONV_STRATEGY (gst_cudaconv_strategy_get_type ())
 #define GST_TYPE_CUDACONV_BACKEND (gst_cudaconv_backend_get_type ())
 #define GST_TYPE_CUDACONV_CHANNELS (gst_cudaconv_channels_get_type ())
-#define GST_TYPE_CUDACONV_REGION (gst_cudaconv_region_get_type ())
+#define GST_TYPE_CUDACONV_REGION_MODE (gst_cudaconv_region_mode_get_type ())
 
 GType gst_cudaconv_kernel_get_type (void);
 GType gst_cudaconv_border_get_type (void);
 GType gst_cudaconv_strategy_get_type (void);
 GType gst_cudaconv_backend_get_type (void);
 GType gst_cudaconv_channels_get_type (void);
-GType gst_cudaconv_region_get_type (void);
+GType gst_cudaconv_region_mode_get_type (void);
 
 G_END_DECLS
 #endif /* GST_CUDACONV_ENUMS_H */

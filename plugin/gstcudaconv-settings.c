@@ -59,7 +59,7 @@ enum {
 #define DEFAULT_PROP_DEVICE_ID -1
 #define DEFAULT_PROP_ASYNC_DEPTH 0
 #define DEFAULT_PROP_HOST_REGISTER TRUE
-#define DEFAULT_PROP_REGION GST_CUDACONV_REGION_FRAME
+#define DEFAULT_PROP_REGION GST_CUDACONV_REGION_MODE_FRAME
 #define DEFAULT_PROP_REGION_MARGIN 0.0
 #define DEFAULT_PROP_REGION_HOLD 0
 #define DEFAULT_PROP_REGION_RADIUS_SCALE 0.0
@@ -302,7 +302,7 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
       s->host_register = g_value_get_boolean (value);
       break;
     case PROP_REGION:
-      s->region = g_value_get_enum (value);
+      s->region_mode = g_value_get_enum (value);
       break;
     case PROP_REGION_TYPES:
       memcpy (s->region_rules.types, types, sizeof (types));
@@ -416,7 +416,7 @@ gst_cudaconv_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_boolean (value, s->host_register);
       break;
     case PROP_REGION:
-      g_value_set_enum (value, s->region);
+      g_value_set_enum (value, s->region_mode);
       break;
     case PROP_REGION_TYPES:
       g_value_set_string (value, self->region_types_text);
@@ -521,7 +521,7 @@ gst_cudaconv_settings_install (GObjectClass * gobject_class)
           "Frames the CUDA backend works on at once (copy in, filter, copy "
           "out overlapping); output leaves async-depth - 1 frames after its "
           "input. 0: 1 on live streams, 3 otherwise", 0,
-          CUDACONV_MAX_DEPTH, DEFAULT_PROP_ASYNC_DEPTH,
+          CUDACONV_MAX_IN_FLIGHT, DEFAULT_PROP_ASYNC_DEPTH,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_HOST_REGISTER,
@@ -540,7 +540,7 @@ gst_cudaconv_settings_install (GObjectClass * gobject_class)
           " metas (detectors such as facedetect attach them) and "
           "region-boxes. Filters read the real pixels around a region; "
           "border applies at the frame's edges only",
-          GST_TYPE_CUDACONV_REGION, DEFAULT_PROP_REGION,
+          GST_TYPE_CUDACONV_REGION_MODE, DEFAULT_PROP_REGION,
           CONTROLLABLE_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_REGION_TYPES,
       g_param_spec_string ("region-types", "Region types",
@@ -593,7 +593,7 @@ gst_cudaconv_settings_init (GstCudaConv * self)
   s->device_id = DEFAULT_PROP_DEVICE_ID;
   s->async_depth = DEFAULT_PROP_ASYNC_DEPTH;
   s->host_register = DEFAULT_PROP_HOST_REGISTER;
-  s->region = DEFAULT_PROP_REGION;
+  s->region_mode = DEFAULT_PROP_REGION;
   memset (&s->region_rules, 0, sizeof (s->region_rules));
   s->region_rules.margin = DEFAULT_PROP_REGION_MARGIN;
   s->region_rules.hold = DEFAULT_PROP_REGION_HOLD;

@@ -121,12 +121,12 @@ release_device (GstCudaConv * self)
 /* The back end that backend= asks for: CUDA on the device of the
  * GstCudaContext shared with the pipeline's other CUDA elements where the
  * build has GStreamer's CUDA library, else on device-id or for -1 the
- * least busy device (*on_gpu set; self->device counted); the CPU's for
+ * least busy device (self->device counted); the CPU's for
  * backend=cpu, and for auto when no CUDA device is usable (with a warning
  * that says why). NULL when backend=cuda finds none. */
 static CudaConvBackend *
 open_backend (GstCudaConv * self, const GstCudaConvSettings * s,
-    gboolean * on_gpu, GError ** error)
+    GError ** error)
 {
   CudaConvBackend *backend = NULL;
   GError *err = NULL;
@@ -136,7 +136,6 @@ open_backend (GstCudaConv * self, const GstCudaConvSettings * s,
           &self->cuda_context, &self->device, &err))
     backend = cudaconv_cuda_backend_new (self->device, self->cuda_context,
         &err);
-  *on_gpu = backend != NULL;
   if (backend) {
     backend->report = post_backend_report;
     backend->report_data = self;
@@ -165,7 +164,7 @@ gst_cudaconv_start (GstBaseTransform * trans)
   GstCudaConv *self = GST_CUDACONV (trans);
   GstCudaConvSettings s;
   gchar *rejected;
-  gboolean filter_valid, on_gpu;
+  gboolean filter_valid;
   guint cookie;
   GError *err = NULL;
 
@@ -190,7 +189,7 @@ gst_cudaconv_start (GstBaseTransform * trans)
   self->invalid_buffers = 0;
   self->bad_regions_warned = FALSE;
   cudaconv_region_history_clear (self->region_history);
-  self->backend = open_backend (self, &s, &on_gpu, &err);
+  self->backend = open_backend (self, &s, &err);
   if (!self->backend)
     goto no_cuda;
   GST_ELEMENT_INFO (self, LIBRARY, INIT, ("Using the %s backend on %s",
@@ -200,7 +199,7 @@ gst_cudaconv_start (GstBaseTransform * trans)
           self->backend->ops->describe (self->backend)));
 
   GST_OBJECT_LOCK (self);
-  self->on_gpu = on_gpu;
+  self->backend_capabilities = self->backend->capabilities;
   self->started = TRUE;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
@@ -240,8 +239,8 @@ gst_cudaconv_stop (GstBaseTransform * trans)
   release_device (self);
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
-  self->on_gpu = FALSE;
-  self->depth = 0;
+  self->backend_capabilities = 0;
+  self->max_in_flight = 0;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
@@ -268,12 +267,13 @@ gst_cudaconv_transform_caps (GstBaseTransform * trans,
   GstCudaConv *self = GST_CUDACONV (trans);
   GstCaps *result = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_caps
       (trans, direction, caps, NULL);
-  gboolean on_cpu;
+  gboolean host_only;
 
   GST_OBJECT_LOCK (self);
-  on_cpu = self->started && !self->on_gpu;
+  host_only = self->started
+      && !(self->backend_capabilities & CUDACONV_BACKEND_DEVICE_MEMORY);
   GST_OBJECT_UNLOCK (self);
-  result = gst_cudaconv_order_caps_by_memory (result, !on_cpu);
+  result = gst_cudaconv_order_caps_by_memory (result, !host_only);
   if (result && filter) {
     GstCaps *filtered = gst_caps_intersect_full (filter, result,
         GST_CAPS_INTERSECT_FIRST);
@@ -297,8 +297,9 @@ gst_cudaconv_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
 }
 
 /* GstVideoFilter makes an element without transform_frame in-place; every
- * frame here goes through generate_output into an output buffer of its
- * own. */
+ * frame here goes through generate_output instead, which decides per frame
+ * whether it gets an output buffer of its own or, filtered in its regions
+ * only, is written in place. */
 static gboolean
 gst_cudaconv_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -320,13 +321,14 @@ gst_cudaconv_set_info (GstVideoFilter * filter, GstCaps * incaps,
   GstCudaConv *self = GST_CUDACONV (filter);
   CudaConvStreamConfig config;
   GError *err = NULL;
-  guint depth;
+  guint max_in_flight, before;
 
   GST_OBJECT_LOCK (self);
-  depth = self->settings.async_depth;
+  max_in_flight = self->settings.async_depth;
   GST_OBJECT_UNLOCK (self);
   self->live = upstream_is_live (self);
-  config.depth = depth > 0 ? depth : (self->live ? 1 : AUTO_ASYNC_DEPTH);
+  config.max_in_flight = max_in_flight > 0 ? max_in_flight :
+      (self->live ? 1 : AUTO_ASYNC_DEPTH);
   /* a downstream reconfigure sets the same caps again: the frames in
    * flight go out first, in the layout they were made for */
   if (drain (self) != GST_FLOW_OK)
@@ -336,8 +338,9 @@ gst_cudaconv_set_info (GstVideoFilter * filter, GstCaps * incaps,
   GST_OBJECT_LOCK (self);
   self->changes_memory = self->in_cuda_memory != self->out_cuda_memory;
   GST_OBJECT_UNLOCK (self);
-  /* transform_caps offers CUDA memory only to the CUDA backend */
-  if ((self->in_cuda_memory || self->out_cuda_memory) && !self->on_gpu)
+  /* transform_caps offers CUDA memory only to a back end that takes it */
+  if ((self->in_cuda_memory || self->out_cuda_memory)
+      && !(self->backend->capabilities & CUDACONV_BACKEND_DEVICE_MEMORY))
     goto no_cuda_backend;
   cudaconv_layout_make (&self->layout, in_info);
   /* regions held are of the previous frame size */
@@ -350,14 +353,14 @@ gst_cudaconv_set_info (GstVideoFilter * filter, GstCaps * incaps,
   if (!self->backend->ops->configure (self->backend, &config, &err))
     goto configure_failed;
   GST_DEBUG_OBJECT (self, "%s stream: %u frame(s) in flight on the %s "
-      "backend", self->live ? "live" : "non-live", self->backend->depth,
+      "backend", self->live ? "live" : "non-live", self->backend->max_in_flight,
       self->backend->ops->name);
   GST_OBJECT_LOCK (self);
-  depth = self->depth;
-  self->depth = self->backend->depth;
+  before = self->max_in_flight;
+  self->max_in_flight = self->backend->max_in_flight;
   GST_OBJECT_UNLOCK (self);
   /* frames in flight add latency, which the pipeline asks for again */
-  if (depth != self->backend->depth)
+  if (before != self->backend->max_in_flight)
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_latency (GST_OBJECT (self)));
   gst_cudaconv_update_passthrough (self);
@@ -441,7 +444,8 @@ take_filter (GstCudaConv * self, const GstCudaConvSettings * s,
   }
   self->unscaled_filter = *settings_filter;
   if (s->strategy == CC_STRATEGY_SEPARABLE
-      && !cc_filter_is_separable (settings_filter) && self->on_gpu)
+      && !cc_filter_is_separable (settings_filter)
+      && (self->backend->capabilities & CUDACONV_BACKEND_STRATEGIES))
     GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
         ("strategy=separable, but this filter is not separable; using "
             "tiled-halo"), (NULL));
@@ -468,7 +472,6 @@ frame_job (GstCudaConv * self, CudaConvJob * job)
     if (changed && filter_valid)
       settings_filter = self->settings_filter;
   }
-  job->host_register = self->settings.host_register;
   GST_OBJECT_UNLOCK (self);
 
   if (changed) {
@@ -476,6 +479,8 @@ frame_job (GstCudaConv * self, CudaConvJob * job)
     self->filter_cookie = cookie;
   }
   if (changed || self->job_stale) {
+    const CudaConvRunOptions options = { s.strategy, s.host_register };
+
     self->job_settings = s;
     self->filter = self->unscaled_filter;
     self->filter.offset *= self->layout.offset_scale;
@@ -483,12 +488,13 @@ frame_job (GstCudaConv * self, CudaConvJob * job)
         s.gray_edges && cudaconv_kernel_is_edge_map (s.kernel));
     for (guint r = 0; r <= CC_MAX_WIDE_RADIUS; r++)
       g_clear_pointer (&self->radius_filters[r], g_free);
+    self->backend->ops->set_options (self->backend, &options);
     self->job_stale = FALSE;
   }
   job->filter = &self->filter;
   job->border = (CcBorder) self->job_settings.border;
-  job->strategy = self->job_settings.strategy;
   job->plan = &self->plan;
+  job->coverage = NULL;
   job->region_filters = self->region_filters;
   job->in_place = FALSE;
 }
@@ -498,17 +504,21 @@ frame_job (GstCudaConv * self, CudaConvJob * job)
 static CudaConvRegionMode
 region_mode (GstCudaConv * self)
 {
-  return (CudaConvRegionMode) self->job_settings.region;
+  return (CudaConvRegionMode) self->job_settings.region_mode;
 }
 
-/* What the buffer says of its frame: fields, crop, and the regions
- * gst_cudaconv_frame_regions found. */
+/* What the buffer says of its frame: fields and crop, and what the
+ * regions gst_cudaconv_frame_regions found cover of it. */
 static void
-frame_buffer (GstCudaConv * self, GstBuffer * inbuf, const CudaConvCrop * crop)
+frame_buffer (GstCudaConv * self, CudaConvJob * job, GstBuffer * inbuf,
+    const CudaConvCrop * crop)
 {
-  cudaconv_plan_set_buffer (&self->plan, inbuf, crop);
-  cudaconv_plan_set_regions (&self->plan, region_mode (self), &self->regions,
-      self->region_filters, (CcBorder) self->job_settings.border);
+  cudaconv_plan_set_buffer (&self->plan, inbuf, crop, region_mode (self));
+  if (!cudaconv_plan_has_regions (&self->plan))
+    return;
+  cudaconv_coverage_build (self->coverage, &self->plan, &self->regions,
+      self->region_filters, job->border);
+  job->coverage = self->coverage;
 }
 
 /* Drops the frames in flight after the back end failed and says why. */
@@ -675,7 +685,7 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
           GST_MAP_READ | (job.in_place ? GST_MAP_WRITE : 0) |
           gst_cudaconv_map_flag (self->in_cuda_memory), &crop, &err))
     return drop_invalid_input (self, inbuf, err);
-  frame_buffer (self, inbuf, &crop);
+  frame_buffer (self, &job, inbuf, &crop);
   /* a picture taken out of a larger buffer leaves as a buffer of its own */
   if (job.in_place && crop.kind != CUDACONV_CROP_PICTURE) {
     gst_buffer_unref (inbuf);
@@ -768,7 +778,7 @@ gst_cudaconv_query (GstBaseTransform * trans, GstPadDirection direction,
 {
   GstCudaConv *self = GST_CUDACONV (trans);
   GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
-  guint depth = 0;
+  guint max_in_flight = 0;
   gboolean ret;
 
   if (gst_cudaconv_handle_context_query (GST_ELEMENT (self), query,
@@ -781,16 +791,16 @@ gst_cudaconv_query (GstBaseTransform * trans, GstPadDirection direction,
       query);
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
     GST_OBJECT_LOCK (self);
-    depth = self->depth;
+    max_in_flight = self->max_in_flight;
     GST_OBJECT_UNLOCK (self);
   }
-  /* output leaves depth - 1 frames after its input */
-  if (ret && depth > 1 && !gst_base_transform_is_passthrough (trans)) {
+  /* output leaves max_in_flight - 1 frames after its input */
+  if (ret && max_in_flight > 1 && !gst_base_transform_is_passthrough (trans)) {
     gboolean live;
     GstClockTime min, max, held = 0;
     gst_query_parse_latency (query, &live, &min, &max);
     if (filter->in_info.fps_n > 0)
-      held = gst_util_uint64_scale_int ((depth - 1) * GST_SECOND,
+      held = gst_util_uint64_scale_int ((max_in_flight - 1) * GST_SECOND,
           filter->in_info.fps_d, filter->in_info.fps_n);
     if (live) {
       min += held;
@@ -828,6 +838,7 @@ gst_cudaconv_finalize (GObject * object)
   g_free (self->region_boxes_text);
   g_free (self->rejected_setting);
   cudaconv_region_history_free (self->region_history);
+  g_free (self->coverage);
   for (guint r = 0; r <= CC_MAX_WIDE_RADIUS; r++)
     g_free (self->radius_filters[r]);
   /* a context made by a start that failed, or given by set_context */
@@ -884,7 +895,7 @@ gst_cudaconv_class_init (GstCudaConvClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CUDACONV_STRATEGY, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDACONV_BACKEND, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDACONV_CHANNELS, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDACONV_REGION, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDACONV_REGION_MODE, 0);
 }
 
 static void
@@ -894,4 +905,5 @@ gst_cudaconv_init (GstCudaConv * self)
   self->device = -1;
   g_mutex_init (&self->passthrough_lock);
   self->region_history = cudaconv_region_history_new ();
+  self->coverage = g_new0 (CudaConvCoverage, 1);
 }

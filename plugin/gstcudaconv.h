@@ -35,7 +35,7 @@ typedef struct {
   gboolean gray_edges;
   guint async_depth;
   gboolean host_register;
-  GstCudaConvRegion region;
+  GstCudaConvRegionMode region_mode;
   CudaConvRegionRules region_rules;
   gdouble region_radius_scale;
 } GstCudaConvSettings;
@@ -55,8 +55,9 @@ struct _GstCudaConv {
   const gchar *rejected_property;       /* static pspec name */
   gchar *rejected_setting;      /* first bad value set before start */
   gboolean started;
-  gboolean on_gpu;              /* the CUDA back end runs, from start */
-  guint depth;                  /* frames in flight at most, from set_info */
+  /* what the back end can do (CudaConvBackendCapabilities), from start */
+  guint backend_capabilities;
+  guint max_in_flight;          /* frames in flight at most, from set_info */
   /* the caps put one side in CUDA memory and the other in system memory */
   gboolean changes_memory;
 
@@ -92,6 +93,8 @@ struct _GstCudaConv {
   CudaConvRegionSet regions;
   CudaConvRegionHistory *region_history;
   const CcFilter *region_filters[CUDACONV_MAX_REGIONS];
+  /* what they cover of the frame being filtered, as the back ends take it */
+  CudaConvCoverage *coverage;
   /* with region-radius-scale: the filter of each radius, made when first
    * needed and dropped when the settings change */
   CcFilter *radius_filters[CC_MAX_WIDE_RADIUS + 1];

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cudaconv-backend.h"
+#include "cudaconv-pieces.h"
 #include "cudaconv-cpu.h"
 #include "cudaconv-word-packed.h"
 
@@ -19,10 +20,6 @@ typedef struct {
   guint8 *scratch;
   gsize scratch_size;
 } CpuBackend;
-
-/* out = in: a 1x1 [1], which copies the samples of one component into
- * another's layout */
-static const CcFilter copy_filter = {.taps = {1.0f} };
 
 /* The component whose samples start each pixel of plane p, when all the
  * plane's components are filtered and fill its pixels between them (RGB,
@@ -61,98 +58,131 @@ pixel_leader (const CudaConvPlan * plan, guint p, gpointer plane_data)
   return leader;
 }
 
-/* Filters (or fills) the pieces of one part with the plan's regions:
- * inside them (every window filtered into scratch before any rect is
- * written, so that in place no filter reads a written sample), or outside
- * them (the whole part, then the rects copied back from the input). */
-static int
-process_pieces (CpuBackend * cpu, const CudaConvJob * job, gint c, guint part,
-    const CcComponent * s, const CcComponent * d)
+/* What the pieces' operations run with: the back end and the job's border */
+typedef struct {
+  CpuBackend *cpu;
+  CcBorder border;
+} PieceContext;
+
+/* Says why a CPU kernel failed on component comp (-1: no one component). */
+static gboolean
+kernel_failed (const gchar * what, gint comp, int rc, GError ** error)
 {
-  const CudaConvPlan *plan = job->plan;
-  const CudaConvAction action = plan->action[c];
-  CudaConvPiece pieces[CUDACONV_MAX_REGIONS];
-  const guint n = cudaconv_plan_pieces (plan, c, part, pieces);
-  gsize offsets[CUDACONV_MAX_REGIONS], need = 0;
-  int rc = 0;
-
-  if (plan->region_mode == CUDACONV_REGION_MODE_OUTSIDE) {
-    rc = action == CUDACONV_ACTION_FILL ? cc_cpu_fill (d,
-        plan->fill_value[c]) : cc_cpu_convolve (s, d, job->filter,
-        job->border, cpu->n_threads);
-    for (guint k = 0; k < n && rc == 0; k++) {
-      const CcComponent from = cudaconv_component_sub (s, &pieces[k].rect);
-      const CcComponent to = cudaconv_component_sub (d, &pieces[k].rect);
-      rc = cc_cpu_convolve (&from, &to, &copy_filter, CC_BORDER_CLAMP,
-          cpu->n_threads);
-    }
-    return rc;
-  }
-
-  if (action == CUDACONV_ACTION_FILL) {
-    for (guint k = 0; k < n && rc == 0; k++) {
-      const CcComponent to = cudaconv_component_sub (d, &pieces[k].rect);
-      rc = cc_cpu_fill (&to, plan->fill_value[c]);
-    }
-    return rc;
-  }
-  for (guint k = 0; k < n; k++) {
-    offsets[k] = need;
-    need += (gsize) pieces[k].window.w * pieces[k].window.h * s->sample;
-  }
-  if (need > cpu->scratch_size) {
-    g_free (cpu->scratch);
-    cpu->scratch = g_try_malloc (need);
-    cpu->scratch_size = cpu->scratch ? need : 0;
-    if (!cpu->scratch)
-      return ENOMEM;
-  }
-  for (guint k = 0; k < n && rc == 0; k++) {
-    const CcComponent window = cudaconv_component_sub (s, &pieces[k].window);
-    CcComponent filtered = window;
-    filtered.data = cpu->scratch + offsets[k];
-    filtered.pitch = (gsize) window.width * window.sample;
-    filtered.pixel_stride = 1;
-    rc = cc_cpu_convolve (&window, &filtered,
-        job->region_filters[pieces[k].region], job->border, cpu->n_threads);
-  }
-  for (guint k = 0; k < n && rc == 0; k++) {
-    const CudaConvPiece *piece = &pieces[k];
-    const GstVideoRectangle in_window = { piece->rect.x - piece->window.x,
-      piece->rect.y - piece->window.y, piece->rect.w, piece->rect.h
-    };
-    CcComponent filtered = cudaconv_component_sub (s, &piece->window);
-    CcComponent from, to = cudaconv_component_sub (d, &piece->rect);
-    filtered.data = cpu->scratch + offsets[k];
-    filtered.pitch = (gsize) filtered.width * filtered.sample;
-    filtered.pixel_stride = 1;
-    from = cudaconv_component_sub (&filtered, &in_window);
-    rc = cc_cpu_convolve (&from, &to, &copy_filter, CC_BORDER_CLAMP,
-        cpu->n_threads);
-  }
-  return rc;
+  if (comp >= 0)
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+        "CPU %s of component %d failed: %s", what, comp, g_strerror (rc));
+  else
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+        "CPU %s failed: %s", what, g_strerror (rc));
+  return FALSE;
 }
+
+/* The one way the CPU filters: a whole part or a window alike. */
+static gboolean
+piece_convolve (gpointer ctx, gint comp, const CcComponent * src,
+    const CcComponent * dst, const CcFilter * filter, gboolean whole,
+    GError ** error)
+{
+  const PieceContext *pc = ctx;
+  const int rc = cc_cpu_convolve (src, dst, filter, pc->border,
+      pc->cpu->n_threads);
+
+  return rc == 0 || kernel_failed ("convolution", comp, rc, error);
+}
+
+/* Fills with the CPU kernel, which needs nothing of the context. */
+static gboolean
+piece_fill (gpointer ctx, const CcComponent * dst, guint value,
+    GError ** error)
+{
+  const int rc = cc_cpu_fill (dst, value);
+
+  return rc == 0 || kernel_failed ("fill", -1, rc, error);
+}
+
+/* Copies src's samples into dst's bit for bit: unlike a filter, nothing is
+ * saturated to the depth or cleared below it, so what the regions keep
+ * leaves as it came. */
+static gboolean
+piece_copy (gpointer ctx, const CcComponent * src, const CcComponent * dst,
+    GError ** error)
+{
+  const gsize bytes = src->sample;
+
+  if (src->sample != dst->sample || src->width != dst->width
+      || src->height != dst->height)
+    return kernel_failed ("copy", -1, EINVAL, error);
+  for (gint y = 0; y < src->height; y++) {
+    const guint8 *from = (const guint8 *) src->data + (gsize) y * src->pitch;
+    guint8 *to = (guint8 *) dst->data + (gsize) y * dst->pitch;
+
+    if (src->pixel_stride == 1 && dst->pixel_stride == 1) {
+      memcpy (to, from, (gsize) src->width * bytes);
+      continue;
+    }
+    for (gint x = 0; x < src->width; x++) {
+      const guint8 *a = from + (gsize) x * src->pixel_stride * bytes;
+      guint8 *b = to + (gsize) x * dst->pixel_stride * bytes;
+      b[0] = a[0];
+      if (bytes == 2)
+        b[1] = a[1];
+    }
+  }
+  return TRUE;
+}
+
+/* The back end's scratch, grown to bytes when it is smaller */
+static gpointer
+piece_scratch (gpointer ctx, gsize bytes, GError ** error)
+{
+  CpuBackend *cpu = ((PieceContext *) ctx)->cpu;
+
+  bytes = MAX (bytes, 1);
+  if (bytes > cpu->scratch_size) {
+    g_free (cpu->scratch);
+    cpu->scratch = g_try_malloc (bytes);
+    cpu->scratch_size = cpu->scratch ? bytes : 0;
+    if (!cpu->scratch) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+          "CPU scratch of %" G_GSIZE_FORMAT " bytes for the regions' "
+          "windows: %s", bytes, g_strerror (ENOMEM));
+      return NULL;
+    }
+  }
+  return cpu->scratch;
+}
+
+/* The CPU kernels read rows at any byte: windows are packed tight. */
+static const CudaConvPieceOps cpu_piece_ops = {
+  piece_convolve, piece_fill, piece_copy, piece_scratch, 1
+};
 
 /* Filters (or fills) component c of one plane in each of its parts; with
  * whole_pixels, c leads pixels whose components are all filtered in one
- * pass (pixel_leader). */
-static int
+ * pass (pixel_leader). With regions, the parts go through the pieces
+ * routine, the one both back ends run. */
+static gboolean
 process_component (CpuBackend * cpu, const CudaConvJob * job, gint c,
     gboolean whole_pixels, guint8 * src, gsize src_pitch, guint8 * dst,
-    gsize dst_pitch)
+    gsize dst_pitch, GError ** error)
 {
   const CudaConvPlan *plan = job->plan;
+  PieceContext pc = { cpu, job->border };
   CcComponent s[CUDACONV_MAX_PARTS], d[CUDACONV_MAX_PARTS];
   const guint n = cudaconv_plan_parts (plan, c, src, src_pitch, s);
-  int rc = 0;
 
   cudaconv_plan_parts (plan, c, dst, dst_pitch, d);
-  for (guint k = 0; k < n && rc == 0; k++) {
+  for (guint k = 0; k < n; k++) {
+    int rc = 0;
+
     if (cudaconv_plan_has_regions (plan)) {
       /* a component left out stays as the plane's copy has it */
-      if (plan->action[c] != CUDACONV_ACTION_COPY)
-        rc = process_pieces (cpu, job, c, k, &s[k], &d[k]);
-    } else if (whole_pixels)
+      if (!cudaconv_pieces_run (&cpu_piece_ops, &pc, job, c, k,
+              &s[k], &d[k], error))
+        return FALSE;
+      continue;
+    }
+    if (whole_pixels)
       rc = cc_cpu_convolve_pixels (&s[k], &d[k], job->filter, job->border,
           cpu->n_threads);
     else if (plan->action[c] == CUDACONV_ACTION_FILTER)
@@ -160,17 +190,26 @@ process_component (CpuBackend * cpu, const CudaConvJob * job, gint c,
           cpu->n_threads);
     else if (plan->action[c] == CUDACONV_ACTION_FILL)
       rc = cc_cpu_fill (&d[k], plan->fill_value[c]);
+    if (rc != 0)
+      return kernel_failed (plan->action[c] == CUDACONV_ACTION_FILL ?
+          "fill" : "convolution", c, rc, error);
   }
-  return rc;
+  return TRUE;
 }
 
-/* in and out are frames of the work format */
+/* in and out are frames of the work format; in_place when they are one
+ * frame, whose output holds the input already */
 static gboolean
 process (CpuBackend * cpu, const CudaConvJob * job, GstVideoFrame * in,
-    GstVideoFrame * out, GError ** error)
+    GstVideoFrame * out, gboolean in_place, GError ** error)
 {
   const CudaConvPlan *plan = job->plan;
 
+  if (cudaconv_plan_has_regions (plan) && !job->coverage) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+        "a frame with regions came without their coverage");
+    return FALSE;
+  }
   for (guint p = 0; p < plan->layout->n_planes; p++) {
     const CudaConvPlanePlan *pp = &plan->planes[p];
     const CudaConvPlaneLayout *pl = &plan->layout->planes[p];
@@ -180,8 +219,7 @@ process (CpuBackend * cpu, const CudaConvJob * job, GstVideoFrame * in,
     gsize dst_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
     gint leader;
 
-    /* in place, the output holds the input already */
-    if ((!pp->process || pp->copy_first) && src != dst)
+    if ((!pp->process || pp->copy_first) && !in_place)
       cudaconv_layout_copy_plane (plan->layout, p, out, in);
     if (!pp->process)
       continue;
@@ -190,14 +228,10 @@ process (CpuBackend * cpu, const CudaConvJob * job, GstVideoFrame * in,
     /* the leader alone stands for all the plane's components */
     for (gint i = 0; i < (leader >= 0 ? 1 : pl->n_components); i++) {
       const gint c = leader >= 0 ? leader : pl->components[i];
-      const int rc = process_component (cpu, job, c, leader >= 0, src,
-          src_pitch, dst, dst_pitch);
 
-      if (rc != 0) {
-        g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
-            "CPU convolution of component %d failed: %s", c, g_strerror (rc));
+      if (!process_component (cpu, job, c, leader >= 0, src, src_pitch, dst,
+              dst_pitch, error))
         return FALSE;
-      }
     }
   }
   return TRUE;
@@ -222,7 +256,8 @@ process_word_packed (CpuBackend * cpu, const CudaConvJob * job,
     goto no_map;
   }
   cudaconv_word_packed_unpack (in, &work_in, cpu->n_threads);
-  ok = process (cpu, job, &work_in, &work_out, error);
+  /* two frames of their own, whether or not in and out are one */
+  ok = process (cpu, job, &work_in, &work_out, FALSE, error);
   if (ok)
     cudaconv_word_packed_pack (&work_out, out, cpu->n_threads);
   gst_video_frame_unmap (&work_in);
@@ -238,6 +273,13 @@ no_map:
   return FALSE;
 }
 
+/* The CPU has one way of running: no strategy to choose, no device memory
+ * to register. */
+static void
+cpu_set_options (CudaConvBackend * backend, const CudaConvRunOptions * options)
+{
+}
+
 static gboolean
 cpu_configure (CudaConvBackend * backend, const CudaConvStreamConfig * config,
     GError ** error)
@@ -250,7 +292,7 @@ cpu_configure (CudaConvBackend * backend, const CudaConvStreamConfig * config,
   gst_clear_buffer (&cpu->work_in);
   gst_clear_buffer (&cpu->work_out);
   cpu->layout = layout;
-  backend->depth = 1;
+  backend->max_in_flight = 1;
   if (config->in_device || config->out_device) {
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
         "frames in CUDA memory need the CUDA backend, and this element runs "
@@ -283,16 +325,16 @@ cpu_submit (CudaConvBackend * backend, const CudaConvJob * job,
   if (cpu->finished) {
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
         "a frame was submitted before the one in flight was finished");
-    cudaconv_frames_unmap (in, out);
+    cudaconv_frames_unmap (in, out, job->in_place);
     return FALSE;
   }
   if (cpu->layout->word_packed)
     ok = process_word_packed (cpu, job, in, out, error);
   else
-    ok = process (cpu, job, in, out, error);
+    ok = process (cpu, job, in, out, job->in_place, error);
   if (ok)
     cpu->finished = gst_buffer_ref (out->buffer);
-  cudaconv_frames_unmap (in, out);
+  cudaconv_frames_unmap (in, out, job->in_place);
   return ok;
 }
 
@@ -357,8 +399,9 @@ cpu_close (CudaConvBackend * backend)
 }
 
 static const CudaConvBackendOps cpu_ops = {
-  "CPU", cpu_configure, cpu_submit, cpu_finish_oldest, cpu_in_flight,
-  cpu_discard, cpu_describe, cpu_new_pool, cpu_allocator, cpu_close
+  "CPU", cpu_set_options, cpu_configure, cpu_submit, cpu_finish_oldest,
+  cpu_in_flight, cpu_discard, cpu_describe, cpu_new_pool, cpu_allocator,
+  cpu_close
 };
 
 CudaConvBackend *
@@ -367,7 +410,8 @@ cudaconv_cpu_backend_new (gint n_threads)
   CpuBackend *cpu = g_new0 (CpuBackend, 1);
 
   cpu->parent.ops = &cpu_ops;
-  cpu->parent.depth = 1;
+  cpu->parent.capabilities = 0;
+  cpu->parent.max_in_flight = 1;
   cpu->n_threads = n_threads;
   cpu->description = g_strdup_printf ("%d CPU threads", n_threads);
   return &cpu->parent;

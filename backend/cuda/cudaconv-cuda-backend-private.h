@@ -1,15 +1,26 @@
-/* cudaconv: the CUDA back end's state, shared by its files:
- * cudaconv-cuda-backend.c (the contract: open, configure, submit,
- * finish), cudaconv-cuda-transfer.c (a frame's copies and kernels on its
- * slot's stream) and cudaconv-cuda-strategy.c (which strategy each
- * component runs).
+/* cudaconv: the CUDA back end's state and stages, shared by its files.
  *
- * Frames go through up to depth frame slots, each with its own stream,
- * and device planes and pinned staging for a side of the frame in host
- * memory, so that frame N+1's host-to-device copy, frame N's kernels and
- * frame N-1's device-to-host copy run at once on the GPU's two copy
- * engines and its SMs. Everything a frame needs is made in configure and
- * reused: processing a frame allocates nothing. */
+ * Frames go through up to max_in_flight frame slots, each with its own
+ * stream, and device planes and pinned staging for a side of the frame in
+ * host memory, so that frame N+1's host-to-device copy, frame N's kernels
+ * and frame N-1's device-to-host copy run at once on the GPU's two copy
+ * engines and its SMs. A slot's buffers are made in configure and reused;
+ * a frame allocates only where it outgrows them (region scratch, input of
+ * another context) and in the host registration of foreign memory.
+ *
+ * A frame's path is chosen once, when it is submitted
+ * (cudaconv-cuda-route.c), and stored on its slot; the contract
+ * (cudaconv-cuda-backend.c) then runs the path's stages in order, each in
+ * its own file and none calling back into another's:
+ *   upload (cudaconv-cuda-upload.c): what the device reads, to the device;
+ *   compute (cudaconv-cuda-compute.c, through cudaconv-cuda-graph.c for
+ *     frames of kernels only): plane copies and kernels on the device,
+ *     with the strategy of each kernel from cudaconv-cuda-strategy.c;
+ *   download (cudaconv-cuda-download.c): what the device wrote, back to
+ *     the host, and the planes the device does not touch copied there;
+ * then the contract records the frame's event, and when it has passed,
+ * the download file's completion puts staged output in place. The slot's
+ * state is cudaconv-cuda-slot.c's. */
 #ifndef CUDACONV_CUDA_BACKEND_PRIVATE_H
 #define CUDACONV_CUDA_BACKEND_PRIVATE_H
 
@@ -30,6 +41,43 @@ typedef struct {
   gsize staging_offset;
 } DevicePlane;
 
+/* The ways a frame travels; a frame takes one, chosen when it is
+ * submitted. */
+typedef enum {
+  /* both sides device memory of the context, every plane filtered or
+   * filled: the kernels alone, replayed from the slot's frame graph */
+  CUDA_PATH_KERNELS,
+  /* planes between host and device as each side's memory needs, or read
+   * and written where they are on the device; the kernels in between */
+  CUDA_PATH_PLANES,
+  /* inside the regions, host frames the device maps: the windows gathered
+   * into a stack per component part, each stack filtered in one launch,
+   * the rects scattered back, all where the frames are */
+  CUDA_PATH_REGIONS_MAPPED,
+  /* inside the regions, other host frames: each region's bytes travel
+   * each way, the rest of the output is the input's */
+  CUDA_PATH_REGIONS_STAGED,
+  /* v210, Y410, RGB10A2_LE, BGR10A2_LE: the packed frame travels, and the
+   * device unpacks it into its planar twin and packs the result */
+  CUDA_PATH_WORD_PACKED
+} CudaFramePath;
+
+/* What was decided about a frame when it was submitted */
+typedef struct {
+  CudaFramePath path;
+  /* the device reads the input, or writes the output, where it is: device
+   * memory, our pinned memory or registered host memory */
+  gboolean in_direct, out_direct;
+  /* a side in host memory goes as one copy of the whole frame */
+  gboolean whole_in, whole_out;
+  /* the input is device memory of another context, copied into the
+   * slot's input planes */
+  gboolean foreign_in;
+  gboolean in_place;            /* the job's: the output is the input */
+  /* the output comes back through staging_out, put in place at finish */
+  gboolean out_staged;
+} CudaFrameRoute;
+
 typedef struct {
   cudaStream_t stream;
   cudaEvent_t done;
@@ -40,24 +88,25 @@ typedef struct {
   guint8 *staging_in, *staging_out;     /* pinned, all planes back to back */
   /* word-packed frames as they travel */
   guint8 *packed_in, *packed_out;
-  /* the windows of a component part's region pieces, filtered
-   * (cudaconv-cuda-regions.c) */
+  /* filtered windows and stacks of the frame's region pieces */
   void *scratch;
   gsize scratch_size;
   /* the two-pass kernel families' intermediate (cc_cuda_workspace_bytes),
-   * 4 bytes a sample of the largest component, which no filter outgrows */
+   * 4 bytes a sample of the largest component, which no filter on a part
+   * outgrows (a stack of windows may: it grows then) */
   void *workspace;
   gsize workspace_bytes;
   /* the kernels of the slot's device frames, recorded for replay
    * (cudaconv-cuda-graph.c); NULL until the first */
   CcFrameGraph *graph;
-  /* the frame's launches go into graph (recorded or bound); a strategy
-   * the frame needed was not timed yet (the tuner cannot run then) */
-  gboolean graph_open, wants_tuning;
-  /* the frame in flight */
-  gboolean out_staged;          /* copy staging_out into out when done */
+  /* the frame in flight: its route, plan, the regions' coverage (made
+   * with the slot: a frame copies into it), frames, and the planes its
+   * kernels read and write (device planes, or the frames' own) */
+  CudaFrameRoute route;
   CudaConvPlan plan;
+  CudaConvCoverage *coverage;
   GstVideoFrame in, out;
+  DevicePlane bound[GST_VIDEO_MAX_PLANES];
 } FrameSlot;
 
 /* The fastest strategy measured for one component geometry. */
@@ -94,12 +143,13 @@ typedef struct {
   GstObject *context;
   gchar *description;
   GstAllocator *allocator;
+  CudaConvRunOptions options;
 
   const CudaConvLayout *layout;
-  /* device frames laid out as the caps say: slots hold frame_in and
-   * frame_out, and a frame may travel as one copy each way */
-  gboolean frame_layout;
-  FrameSlot slots[CUDACONV_MAX_DEPTH];
+  /* the slots' device frames are laid out as the caps say: slots hold
+   * frame_in and frame_out, and a frame may travel as one copy each way */
+  gboolean whole_frames;
+  FrameSlot slots[CUDACONV_MAX_IN_FLIGHT];
   guint oldest, in_flight;      /* a ring of slots */
   gsize staging_size;
   /* input and output frames are device memory of the context */
@@ -118,72 +168,64 @@ typedef struct {
   gboolean graphs_failed;
 } CudaBackend;
 
-/* cudaconv-cuda-transfer.c: queues the slot's frame (its plan, frames
- * and job) on its stream, and completes what the host does once the
- * stream has run it. */
-gboolean cudaconv_cuda_enqueue_frame (CudaBackend * cuda, FrameSlot * slot,
+/* cudaconv-cuda-slot.c: the slots' memory, and the frame each holds. */
+gboolean cudaconv_cuda_slots_make (CudaBackend * cuda, guint n,
+    GError ** error);
+void cudaconv_cuda_slots_release (CudaBackend * cuda);
+/* Takes the frame into the slot: the route, a copy of the job's plan and
+ * coverage, both frames, and the planes its kernels use. FALSE when the
+ * slot's input planes for another context's memory cannot be made. */
+gboolean cudaconv_cuda_slot_begin (CudaBackend * cuda, FrameSlot * slot,
+    const CudaConvJob * job, const CudaFrameRoute * route,
+    GstVideoFrame * in, GstVideoFrame * out, GError ** error);
+/* Gives the slot back; returns its output buffer when keep_output is set. */
+GstBuffer *cudaconv_cuda_slot_end (FrameSlot * slot, gboolean keep_output);
+/* The slot's scratch, or its workspace (*which), grown to hold bytes.
+ * Growing waits for the device, which a stream of similar frames does
+ * once, and takes half again, so that a region growing frame by frame
+ * does not reallocate each time. */
+gboolean cudaconv_cuda_slot_grow (void **buffer, gsize * size, gsize bytes,
+    GError ** error);
+
+/* cudaconv-cuda-route.c: the one decision of a frame's path. */
+CudaFrameRoute cudaconv_cuda_route (CudaBackend * cuda,
+    const CudaConvJob * job, GstVideoFrame * in, GstVideoFrame * out);
+
+/* The stages, each queued on the slot's stream for its route's path. */
+gboolean cudaconv_cuda_upload (CudaBackend * cuda, FrameSlot * slot,
+    GError ** error);
+gboolean cudaconv_cuda_compute (CudaBackend * cuda, FrameSlot * slot,
     const CudaConvJob * job, GError ** error);
-void cudaconv_cuda_complete_frame (CudaBackend * cuda, FrameSlot * slot);
-
-/* Filters (or fills) every component of plane p that the plan processes,
- * from dp's input planes into its output planes. */
-gboolean cudaconv_cuda_run_plane_kernels (CudaBackend * cuda, FrameSlot * slot,
-    const CudaConvJob * job, guint p, const DevicePlane * dp, GError ** error);
-
-/* cudaconv-cuda-graph.c: a frame whose both sides are device memory of
- * the context, and whose every plane is filtered or filled (nothing
- * copied), queued as its kernels only: replayed from the slot's graph, or
- * recorded into it, or launched one by one where neither works. */
-gboolean cudaconv_cuda_enqueue_kernels (CudaBackend * cuda, FrameSlot * slot,
+/* cudaconv-cuda-graph.c: the compute stage of a CUDA_PATH_KERNELS frame,
+ * replayed from the slot's graph (or recorded into it) where it can be. */
+gboolean cudaconv_cuda_compute_graphed (CudaBackend * cuda, FrameSlot * slot,
     const CudaConvJob * job, GError ** error);
+gboolean cudaconv_cuda_download (CudaBackend * cuda, FrameSlot * slot,
+    GError ** error);
+/* After the frame's event: staged output put in place on the host. */
+void cudaconv_cuda_complete (CudaBackend * cuda, FrameSlot * slot);
 
-/* cudaconv-cuda-strategy.c */
+/* cudaconv-cuda-strategy.c: the one place that decides which strategy a
+ * kernel runs, and the only caller of cc_cuda_fastest_strategy. */
 void cudaconv_cuda_strategy_reset (StrategyChoice * choice);
-/* Filters (or fills) src into dst, component comp of the frame, with the
- * strategy the job asks for: auto runs the fastest for this geometry and
- * filter (timed on the device the first time), separable a filter
- * without factors as tiled-halo. */
+/* Filters src into dst, component comp of the frame: a whole part
+ * (whole) with the strategy the options ask for (auto: the fastest for
+ * this geometry and filter, timed on the device the first time;
+ * separable: tiled-halo for a filter without factors), or a window or a
+ * stack of them, whose sizes change with every frame and so are not
+ * timed (separable where the filter has factors, else tiled-halo). */
 gboolean cudaconv_cuda_run_component (CudaBackend * cuda, FrameSlot * slot,
-    const CudaConvJob * job, gint comp, const CcComponent * src,
-    const CcComponent * dst, GError ** error);
+    gint comp, const CcComponent * src, const CcComponent * dst,
+    const CcFilter * filter, CcBorder border, gboolean whole,
+    GError ** error);
+/* Whether some whole part of the slot's frame would be timed first: a
+ * frame that records a graph cannot wait for the device. */
+gboolean cudaconv_cuda_strategy_untimed (CudaBackend * cuda,
+    const FrameSlot * slot, const CudaConvJob * job);
 /* When the family some component ran changed since the last call: a line
  * that names each one's, "component 0 (plane 0): 2d-strip-cache-halo;
  * ...", to be freed with g_free; else NULL. */
 gchar *cudaconv_cuda_strategy_take_report (CudaBackend * cuda);
-
-/* cudaconv-cuda-regions.c: frames with regions (cudaconv-plan.h). */
-/* Filters (or fills) the pieces of one part of component comp, inside or
- * outside the regions as the slot's plan says. */
-gboolean cudaconv_cuda_run_pieces (CudaBackend * cuda, FrameSlot * slot,
-    const CudaConvJob * job, gint comp, guint part, const CcComponent * s,
-    const CcComponent * d, GError ** error);
-/* Inside the regions, plane p of a host frame: copies the windows' bytes
- * of src to dp's input plane and the rects' bytes from there to its
- * output plane; src through the slot's staging unless in_direct. */
-gboolean cudaconv_cuda_regions_upload (CudaBackend * cuda, FrameSlot * slot,
-    guint p, const guint8 * src, gsize src_pitch, gboolean in_direct,
-    const DevicePlane * dp, GError ** error);
-/* The rects' bytes of dp's output plane to dst (or the slot's staging
- * unless out_direct) */
-gboolean cudaconv_cuda_regions_download (CudaBackend * cuda, FrameSlot * slot,
-    guint p, guint8 * dst, gsize dst_pitch, gboolean out_direct,
-    const DevicePlane * dp, GError ** error);
-/* Whether the slot's frame (host memory on both sides, mapped into the
- * device's address space where in_mapped and out_mapped say so) is
- * filtered inside its regions by kernels that read and write it where it
- * is: one filter for every region, not pixelate (whose blocks a stack of
- * windows would cut), no word-packed format. */
-gboolean cudaconv_cuda_regions_mapped (const CudaBackend * cuda,
-    const FrameSlot * slot, const CudaConvJob * job, gboolean in_mapped,
-    gboolean out_mapped);
-/* Queues such a frame: its regions' windows gathered from the input into
- * a stack per component part, each stack filtered in one launch, the
- * rects scattered into the output; the rest of the output the input's. */
-gboolean cudaconv_cuda_enqueue_regions_mapped (CudaBackend * cuda,
-    FrameSlot * slot, const CudaConvJob * job, GError ** error);
-/* The rects' bytes of plane p from the slot's staging to its output */
-void cudaconv_cuda_regions_complete (CudaBackend * cuda, FrameSlot * slot,
-    guint p);
 
 G_END_DECLS
 #endif /* CUDACONV_CUDA_BACKEND_PRIVATE_H */

@@ -1,5 +1,5 @@
-/* cudaconv: device frames queued as their kernels only, replayed from the
- * slot's frame graph (see cudaconv-cuda-backend-private.h).
+/* cudaconv: the compute stage of device frames replayed from the slot's
+ * frame graph (see cudaconv-cuda-backend-private.h).
  *
  * A frame whose both sides are device memory costs the host little but
  * its launches, a few microseconds each: at 1920x1080 I420 the three
@@ -8,12 +8,12 @@
  * and later frames replay it with their own planes, so a frame costs one
  * graph launch.
  *
- * The backend runs the same code for every frame; only the kernels'
+ * The compute stage runs the same code for every frame; only the kernels'
  * launches behave differently, while a graph records or binds them. A
  * frame whose launches differ from the recording (another filter radius or
  * kernel, new strategies) finds the graph stale: that frame is launched one
- * by one, and the slot records again with the next. A frame whose
- * strategy is not timed yet runs without a graph, since the tuner launches
+ * by one, and the slot records again with the next. A frame with a
+ * strategy still to time runs without a graph, since the tuner launches
  * and waits on its stream; any other failure of a graph leaves graphs off
  * until the next configure. */
 #include "config.h"
@@ -24,28 +24,10 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_cudaconv_debug);
 #define GST_CAT_DEFAULT gst_cudaconv_debug
 
-/* Every plane's kernels, reading and writing the frames where they are */
-static gboolean
-run_kernels (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
-    GError ** error)
-{
-  for (guint p = 0; p < cuda->layout->n_planes; p++) {
-    DevicePlane dp = slot->planes[p];
-    dp.in = GST_VIDEO_FRAME_PLANE_DATA (&slot->in, p);
-    dp.in_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (&slot->in, p);
-    dp.out = GST_VIDEO_FRAME_PLANE_DATA (&slot->out, p);
-    dp.out_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (&slot->out, p);
-    if (!cudaconv_cuda_run_plane_kernels (cuda, slot, job, p, &dp, error))
-      return FALSE;
-  }
-  return TRUE;
-}
-
 /* What became of a frame's launches into the slot's graph */
 typedef enum {
   GRAPH_RAN,                    /* the graph runs the frame */
   GRAPH_STALE,                  /* not the recorded launches: nothing ran */
-  GRAPH_UNTIMED,                /* a strategy to time first: nothing ran */
   GRAPH_FAILED                  /* nothing ran; why says why */
 } GraphOutcome;
 
@@ -56,22 +38,14 @@ run_graph (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
     gboolean record, GError ** why)
 {
   cudaError_t err;
-  gboolean ok;
 
   if (!CUDACONV_CHECK (record ? cc_frame_graph_record (slot->graph,
               slot->stream) : cc_frame_graph_bind (slot->graph,
               slot->stream), why))
     return GRAPH_FAILED;
-  slot->graph_open = TRUE;
-  ok = run_kernels (cuda, slot, job, why);
-  slot->graph_open = FALSE;
-  if (!ok) {
+  if (!cudaconv_cuda_compute (cuda, slot, job, why)) {
     cc_frame_graph_abandon (slot->graph);
-    if (!slot->wants_tuning)
-      return GRAPH_FAILED;
-    slot->wants_tuning = FALSE;
-    g_clear_error (why);
-    return GRAPH_UNTIMED;
+    return GRAPH_FAILED;
   }
   err = cc_frame_graph_launch (slot->graph);
   if (err == cudaErrorGraphExecUpdateFailure && !record)
@@ -86,7 +60,7 @@ run_graph (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
 }
 
 gboolean
-cudaconv_cuda_enqueue_kernels (CudaBackend * cuda, FrameSlot * slot,
+cudaconv_cuda_compute_graphed (CudaBackend * cuda, FrameSlot * slot,
     const CudaConvJob * job, GError ** error)
 {
   GError *why = NULL;
@@ -94,8 +68,8 @@ cudaconv_cuda_enqueue_kernels (CudaBackend * cuda, FrameSlot * slot,
   if (!slot->graph && !CUDACONV_CHECK (cc_frame_graph_new (&slot->graph),
           error))
     return FALSE;
-  if (cuda->graphs_failed)
-    return run_kernels (cuda, slot, job, error);
+  if (cuda->graphs_failed || cudaconv_cuda_strategy_untimed (cuda, slot, job))
+    return cudaconv_cuda_compute (cuda, slot, job, error);
   switch (run_graph (cuda, slot, job, !cc_frame_graph_ready (slot->graph),
           &why)) {
     case GRAPH_RAN:
@@ -103,8 +77,6 @@ cudaconv_cuda_enqueue_kernels (CudaBackend * cuda, FrameSlot * slot,
     case GRAPH_STALE:
       GST_DEBUG ("the frame's launches are not those its slot recorded: "
           "launched one by one, recorded again with the slot's next frame");
-      break;
-    case GRAPH_UNTIMED:
       break;
     case GRAPH_FAILED:
       /* a real CUDA failure fails the direct launches too, and says so */
@@ -114,5 +86,5 @@ cudaconv_cuda_enqueue_kernels (CudaBackend * cuda, FrameSlot * slot,
       g_clear_error (&why);
       break;
   }
-  return run_kernels (cuda, slot, job, error);
+  return cudaconv_cuda_compute (cuda, slot, job, error);
 }

@@ -1,6 +1,7 @@
-/* cudaconv: the one place that decides which strategy a component runs on
- * the CUDA back end, and the only caller of cc_cuda_fastest_strategy
- * (see cudaconv-cuda-backend-private.h). The kernels' own selector,
+/* cudaconv: the one place that decides which strategy a kernel runs on the
+ * CUDA back end, for whole parts, windows and stacks of them alike, and the
+ * only caller of cc_cuda_fastest_strategy (see
+ * cudaconv-cuda-backend-private.h). The kernels' own selector,
  * cc_cuda_select_family, then picks the family within the strategy. */
 #include "config.h"
 
@@ -8,7 +9,6 @@
 
 #include "cudaconv-cuda-backend-private.h"
 #include "cudaconv-cuda-check.h"
-#include "gstcudaconv-enums.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cudaconv_debug);
 #define GST_CAT_DEFAULT gst_cudaconv_debug
@@ -25,11 +25,11 @@ cudaconv_cuda_strategy_reset (StrategyChoice * choice)
 static const gchar *
 strategy_name (CcStrategy strategy)
 {
-  GEnumClass *strategies = g_type_class_ref (GST_TYPE_CUDACONV_STRATEGY);
-  const GEnumValue *value = g_enum_get_value (strategies, strategy);
+  static const gchar *const names[] = { "auto", "tiled-halo", "cache-halo",
+    "separable"
+  };
 
-  g_type_class_unref (strategies);
-  return value ? value->value_nick : "?";
+  return (guint) strategy < G_N_ELEMENTS (names) ? names[strategy] : "?";
 }
 
 static void
@@ -53,42 +53,54 @@ log_timings (const CcComponent * s, const CcFilter * filter,
   g_string_free (times, TRUE);
 }
 
+/* The key the timings of filter under border were made for */
+static TuneKey
+tune_key (const CcFilter * filter, CcBorder border)
+{
+  const TuneKey key = { filter->radius, filter->shape, filter->response,
+    cc_filter_is_separable (filter), border
+  };
+
+  return key;
+}
+
+/* The strategy timed for this key and geometry, or NULL */
+static const Tuned *
+lookup (const StrategyChoice * choice, const TuneKey * key,
+    const CcComponent * s)
+{
+  if (memcmp (key, &choice->key, sizeof (*key)) != 0)
+    return NULL;
+  for (guint i = 0; i < choice->n_tuned; i++) {
+    const Tuned *t = &choice->tuned[i];
+    if (t->width == s->width && t->height == s->height
+        && t->pixel_stride == s->pixel_stride && t->sample == s->sample)
+      return t;
+  }
+  return NULL;
+}
+
 /* strategy=auto: the fastest strategy for this component's geometry and
  * this filter's shape, timed on the device once and then remembered (for
  * the wide shapes, which have one family each, answered without timing). */
 static gboolean
 fastest_strategy (StrategyChoice * choice, FrameSlot * slot,
-    const CudaConvJob * job, const CcComponent * s, const CcComponent * d,
-    CcStrategy * strategy, GError ** error)
+    const CcComponent * s, const CcComponent * d, const CcFilter * filter,
+    CcBorder border, CcStrategy * strategy, GError ** error)
 {
-  const CcFilter *filter = job->filter;
-  const TuneKey key = { filter->radius, filter->shape, filter->response,
-    cc_filter_is_separable (filter), job->border
-  };
+  const TuneKey key = tune_key (filter, border);
+  const Tuned *known = lookup (choice, &key, s);
   float ms[CC_N_FAMILIES];
 
+  if (known) {
+    *strategy = known->strategy;
+    return TRUE;
+  }
   if (memcmp (&key, &choice->key, sizeof (key)) != 0) {
     choice->key = key;
     choice->n_tuned = 0;
   }
-  for (guint i = 0; i < choice->n_tuned; i++) {
-    const Tuned *t = &choice->tuned[i];
-    if (t->width == s->width && t->height == s->height
-        && t->pixel_stride == s->pixel_stride && t->sample == s->sample) {
-      *strategy = t->strategy;
-      return TRUE;
-    }
-  }
-  /* the tuner launches and waits on its stream, which a frame whose
-   * launches go into a graph may not (cudaconv-cuda-graph.c): that frame
-   * is launched without its graph */
-  if (slot->graph_open) {
-    slot->wants_tuning = TRUE;
-    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
-        "no strategy timed yet for %dx%d", s->width, s->height);
-    return FALSE;
-  }
-  if (!CUDACONV_CHECK (cc_cuda_fastest_strategy (s, d, filter, job->border,
+  if (!CUDACONV_CHECK (cc_cuda_fastest_strategy (s, d, filter, border,
               slot->workspace, slot->workspace_bytes, slot->stream,
               strategy, ms), error))
     return FALSE;
@@ -102,52 +114,72 @@ fastest_strategy (StrategyChoice * choice, FrameSlot * slot,
   return TRUE;
 }
 
-/* The strategy this component runs: the fastest for auto; separable runs
- * tiled-halo on a filter without factors (the element has said so on the
- * bus); the others as asked. */
-static gboolean
-choose_strategy (StrategyChoice * choice, FrameSlot * slot,
-    const CudaConvJob * job, const CcComponent * s, const CcComponent * d,
-    CcStrategy * strategy, GError ** error)
+/* A filter's strategy where nothing is timed: its factors where it has
+ * them, else tiled-halo (the wide shapes run their own families whatever
+ * it is). The element said on the bus that strategy=separable falls back
+ * so. */
+static CcStrategy
+untimed_strategy (const CcFilter * filter)
 {
-  switch (job->strategy) {
-    case CC_STRATEGY_AUTO:
-      return fastest_strategy (choice, slot, job, s, d, strategy, error);
-    case CC_STRATEGY_SEPARABLE:
-      *strategy = cc_filter_is_separable (job->filter) ?
-          CC_STRATEGY_SEPARABLE : CC_STRATEGY_TILED_HALO;
-      return TRUE;
-    default:
-      *strategy = job->strategy;
-      return TRUE;
-  }
+  return cc_filter_is_separable (filter) ? CC_STRATEGY_SEPARABLE :
+      CC_STRATEGY_TILED_HALO;
 }
 
 gboolean
-cudaconv_cuda_run_component (CudaBackend * cuda, FrameSlot * slot,
-    const CudaConvJob * job, gint comp, const CcComponent * src,
-    const CcComponent * dst, GError ** error)
+cudaconv_cuda_run_component (CudaBackend * cuda, FrameSlot * slot, gint comp,
+    const CcComponent * src, const CcComponent * dst, const CcFilter * filter,
+    CcBorder border, gboolean whole, GError ** error)
 {
   StrategyChoice *choice = &cuda->choice;
-  CcStrategy strategy;
+  CcStrategy strategy = cuda->options.strategy;
   CcFamily family;
 
-  if (slot->plan.action[comp] == CUDACONV_ACTION_FILL)
-    return CUDACONV_CHECK (cc_cuda_fill (dst,
-            slot->plan.fill_value[comp], slot->stream), error);
-  if (!choose_strategy (choice, slot, job, src, dst, &strategy, error))
+  if (strategy == CC_STRATEGY_SEPARABLE
+      || (strategy == CC_STRATEGY_AUTO && !whole))
+    strategy = untimed_strategy (filter);
+  else if (strategy == CC_STRATEGY_AUTO
+      && !fastest_strategy (choice, slot, src, dst, filter, border,
+          &strategy, error))
     return FALSE;
-  /* the frame's input came by a copy, and the kernels before this one on
-   * the stream write other planes or other rows */
-  if (!CUDACONV_CHECK (cc_cuda_convolve (src, dst, job->filter, job->border,
-              strategy, slot->workspace, slot->workspace_bytes,
-              slot->stream, CC_LAUNCH_SRC_READY, &family), error))
+  /* a whole part's input came by a copy, and the kernels before this one
+   * on the stream write other planes or other rows; a window's or stack's
+   * may be what the kernel before wrote */
+  if (!CUDACONV_CHECK (cc_cuda_convolve (src, dst, filter, border, strategy,
+              slot->workspace, slot->workspace_bytes, slot->stream,
+              whole ? CC_LAUNCH_SRC_READY : CC_LAUNCH_DEFAULT, &family),
+          error))
     return FALSE;
   if (choice->families[comp] != (gint) family) {
     choice->families[comp] = family;
     choice->families_changed = TRUE;
   }
   return TRUE;
+}
+
+gboolean
+cudaconv_cuda_strategy_untimed (CudaBackend * cuda, const FrameSlot * slot,
+    const CudaConvJob * job)
+{
+  const CudaConvPlan *plan = &slot->plan;
+  const TuneKey key = tune_key (job->filter, job->border);
+
+  if (cuda->options.strategy != CC_STRATEGY_AUTO)
+    return FALSE;
+  for (guint p = 0; p < cuda->layout->n_planes; p++) {
+    const CudaConvPlaneLayout *pl = &cuda->layout->planes[p];
+    for (gint i = 0; i < pl->n_components; i++) {
+      const gint c = pl->components[i];
+      CcComponent parts[CUDACONV_MAX_PARTS];
+      const guint n = cudaconv_plan_parts (plan, c, slot->bound[p].in,
+          slot->bound[p].in_pitch, parts);
+      if (plan->action[c] != CUDACONV_ACTION_FILTER)
+        continue;
+      for (guint k = 0; k < n; k++)
+        if (!lookup (&cuda->choice, &key, &parts[k]))
+          return TRUE;
+    }
+  }
+  return FALSE;
 }
 
 gchar *

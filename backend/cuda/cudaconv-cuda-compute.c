@@ -1,0 +1,379 @@
+/* cudaconv: the compute stage of a frame on the CUDA back end (see
+ * cudaconv-cuda-backend-private.h): on the slot's stream, the device's
+ * plane copies and the kernels of every filtered or filled component,
+ * over whole parts or, with regions, over their pieces
+ * (cudaconv-pieces.h, the routine both back ends share). */
+#include "config.h"
+
+#include "cudaconv-cuda-backend-private.h"
+#include "cudaconv-cuda-check.h"
+#include "cudaconv-pieces.h"
+#include "cudaconv-word-packed.h"
+
+/* What the pieces routine's operations work on */
+typedef struct {
+  CudaBackend *cuda;
+  FrameSlot *slot;
+  const CudaConvJob *job;
+} PieceContext;
+
+static gboolean
+piece_convolve (gpointer ctx, gint comp, const CcComponent * src,
+    const CcComponent * dst, const CcFilter * filter, gboolean whole,
+    GError ** error)
+{
+  PieceContext *pc = ctx;
+
+  return cudaconv_cuda_run_component (pc->cuda, pc->slot, comp, src, dst,
+      filter, pc->job->border, whole, error);
+}
+
+static gboolean
+piece_fill (gpointer ctx, const CcComponent * dst, guint value,
+    GError ** error)
+{
+  return CUDACONV_CHECK (cc_cuda_fill (dst, value,
+          ((PieceContext *) ctx)->slot->stream), error);
+}
+
+static gboolean
+piece_copy (gpointer ctx, const CcComponent * src, const CcComponent * dst,
+    GError ** error)
+{
+  const CcPatch patch = { *src, 0, 0, src->width, src->height, *dst };
+
+  return CUDACONV_CHECK (cc_cuda_copy_patches (&patch, 1, CC_BORDER_CLAMP,
+          ((PieceContext *) ctx)->slot->stream), error);
+}
+
+static gpointer
+piece_scratch (gpointer ctx, gsize bytes, GError ** error)
+{
+  FrameSlot *slot = ((PieceContext *) ctx)->slot;
+
+  if (!cudaconv_cuda_slot_grow (&slot->scratch, &slot->scratch_size, bytes,
+          error))
+    return NULL;
+  return slot->scratch;
+}
+
+/* 16-byte rows keep the windows' rows aligned for the vector paths */
+static const CudaConvPieceOps piece_ops = {
+  piece_convolve, piece_fill, piece_copy, piece_scratch, 16
+};
+
+/* Filters (or fills) every component of plane p that the plan processes,
+ * from dp's input plane into its output plane. */
+static gboolean
+plane_kernels (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
+    guint p, const DevicePlane * dp, GError ** error)
+{
+  const CudaConvPlan *plan = &slot->plan;
+  const CudaConvPlaneLayout *pl = &cuda->layout->planes[p];
+  PieceContext ctx = { cuda, slot, job };
+
+  for (gint i = 0; i < pl->n_components; i++) {
+    const gint c = pl->components[i];
+    CcComponent s[CUDACONV_MAX_PARTS], d[CUDACONV_MAX_PARTS];
+    guint n;
+
+    if (plan->action[c] == CUDACONV_ACTION_COPY)
+      continue;
+    n = cudaconv_plan_parts (plan, c, dp->in, dp->in_pitch, s);
+    cudaconv_plan_parts (plan, c, dp->out, dp->out_pitch, d);
+    for (guint k = 0; k < n; k++) {
+      gboolean ok;
+      if (cudaconv_plan_has_regions (plan))
+        ok = cudaconv_pieces_run (&piece_ops, &ctx, job, c, k, &s[k], &d[k],
+            error);
+      else if (plan->action[c] == CUDACONV_ACTION_FILL)
+        ok = piece_fill (&ctx, &d[k], plan->fill_value[c], error);
+      else
+        ok = cudaconv_cuda_run_component (cuda, slot, c, &s[k], &d[k],
+            job->filter, job->border, TRUE, error);
+      if (!ok)
+        return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Where only the regions travel: what the rects' rows hold between their
+ * components' samples (other components, padding) leaves as it came. */
+static gboolean
+copy_written_bytes (FrameSlot * slot, guint p, GError ** error)
+{
+  const DevicePlane *dp = &slot->bound[p];
+  guint n;
+  const CudaConvByteBox *boxes = cudaconv_coverage_boxes (slot->coverage, p,
+      &n);
+
+  for (guint k = 0; k < n; k++) {
+    const GstVideoRectangle *b = &boxes[k].written;
+    if (!CUDACONV_CHECK (cudaMemcpy2DAsync ((guint8 *) dp->out +
+                (gsize) b->y * dp->out_pitch + b->x, dp->out_pitch,
+                (const guint8 *) dp->in + (gsize) b->y * dp->in_pitch + b->x,
+                dp->in_pitch, b->w, b->h, cudaMemcpyDeviceToDevice,
+                slot->stream), error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* The kernels' name for a word-packed format */
+static CcWordLayout
+word_layout (GstVideoFormat format)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_v210:
+      return CC_WORD_V210;
+    case GST_VIDEO_FORMAT_Y410:
+      return CC_WORD_Y410;
+    case GST_VIDEO_FORMAT_RGB10A2_LE:
+      return CC_WORD_RGB10A2;
+    default:
+      return CC_WORD_BGR10A2;
+  }
+}
+
+/* The packed frame unpacked into the twin's input planes (to_planes), or
+ * the twin's output planes packed. */
+static gboolean
+convert_word_packed (CudaBackend * cuda, FrameSlot * slot,
+    gboolean to_planes, GError ** error)
+{
+  const CudaConvLayout *layout = cuda->layout;
+  const GstVideoFormat format = GST_VIDEO_INFO_FORMAT (&layout->info);
+  void *planes[4];
+  size_t pitches[4];
+  gint comps[4];
+
+  cudaconv_word_packed_components (format, comps);
+  for (gint k = 0; k < 4; k++) {
+    const DevicePlane *dp;
+    if (comps[k] < 0) {
+      planes[k] = NULL;
+      pitches[k] = 0;
+      continue;
+    }
+    dp = &slot->bound[GST_VIDEO_INFO_COMP_PLANE (&layout->work_info,
+            comps[k])];
+    planes[k] = to_planes ? dp->in : dp->out;
+    pitches[k] = to_planes ? dp->in_pitch : dp->out_pitch;
+  }
+  return CUDACONV_CHECK (cc_cuda_word_packed_convert (word_layout (format),
+          to_planes, to_planes ? slot->packed_in : slot->packed_out,
+          GST_VIDEO_INFO_PLANE_STRIDE (&layout->info, 0),
+          GST_VIDEO_INFO_WIDTH (&layout->info), layout->caps_planes[0].rows,
+          planes, pitches, slot->stream), error);
+}
+
+/* Every plane's device work: a plane the actions do not write whole is
+ * first copied into the output (not in place, where the output holds the
+ * input already, but for the word-packed twin's planes, which are the
+ * slot's own; not a host frame's plane that no kernel writes, which the
+ * download stage copies on the host), then its components' kernels. */
+static gboolean
+compute_planes (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
+    GError ** error)
+{
+  const CudaConvLayout *layout = cuda->layout;
+  const CudaFrameRoute *route = &slot->route;
+  const gboolean twin = route->path == CUDA_PATH_WORD_PACKED;
+  const gboolean host_frames = !cuda->in_device && !cuda->out_device;
+
+  if (twin && !convert_word_packed (cuda, slot, TRUE, error))
+    return FALSE;
+  for (guint p = 0; p < layout->n_planes; p++) {
+    const CudaConvPlanePlan *pp = &slot->plan.planes[p];
+    const CudaConvPlaneLayout *pl = &layout->planes[p];
+    const DevicePlane *dp = &slot->bound[p];
+
+    if (route->path == CUDA_PATH_REGIONS_STAGED) {
+      if (pp->process && !copy_written_bytes (slot, p, error))
+        return FALSE;
+    } else if ((!pp->process || pp->copy_first) && (twin || !route->in_place)
+        && (pp->process || twin || !host_frames)
+        && !CUDACONV_CHECK (cudaMemcpy2DAsync (dp->out, dp->out_pitch,
+                dp->in, dp->in_pitch, pl->row_bytes, pl->rows,
+                cudaMemcpyDeviceToDevice, slot->stream), error)) {
+      return FALSE;
+    }
+    if (pp->process && !plane_kernels (cuda, slot, job, p, dp, error))
+      return FALSE;
+  }
+  return !twin || convert_word_packed (cuda, slot, FALSE, error);
+}
+
+/* The stack of one component part: every piece's window, its bounds grown
+ * by the reach on all sides (what lies beyond the part made up by the
+ * border policy as it is gathered), stacked one under the other, so that
+ * one filter launch covers them all. A rect's outputs read only its own
+ * window, so the neighbours in the stack change nothing it keeps. */
+typedef struct {
+  gint comp;
+  CcComponent part_in, part_out;        /* in host memory the device maps */
+  const CudaConvPiece *pieces;
+  guint n;
+  gint reach, width, height;    /* the stack's samples */
+  gsize pitch, offset;          /* in the slot's scratch, twice: in, out */
+} Stack;
+
+/* The stack's input (in) or filtered output in the slot's scratch */
+static CcComponent
+stack_component (const FrameSlot * slot, const Stack * st, gboolean in)
+{
+  CcComponent c = st->part_in;
+
+  c.data = (guint8 *) slot->scratch + st->offset +
+      (in ? 0 : st->pitch * st->height);
+  c.pitch = st->pitch;
+  c.width = st->width;
+  c.height = st->height;
+  c.pixel_stride = 1;
+  return c;
+}
+
+/* Queues the copies of one kind of patch of every stack (gathering the
+ * windows, or scattering the writes), CC_MAX_PATCHES at a time. */
+static gboolean
+copy_stack_patches (FrameSlot * slot, const CudaConvCoverage * coverage,
+    const Stack * stacks, guint n, gboolean gather, CcBorder border,
+    GError ** error)
+{
+  CcPatch patches[CC_MAX_PATCHES];
+  int queued = 0;
+
+  for (guint m = 0; m < n; m++) {
+    const Stack *st = &stacks[m];
+    const CcComponent stacked = stack_component (slot, st, gather);
+    const gint r = st->reach;
+    gint row = 0;
+
+    for (guint k = 0; k < st->n; k++) {
+      const CudaConvPiece *piece = &st->pieces[k];
+      const GstVideoRectangle *bounds = &piece->bounds;
+      const guint n_patches = gather ? 1 : piece->n_writes;
+
+      for (guint w = 0; w < n_patches; w++) {
+        CcPatch *p = &patches[queued];
+        if (gather) {
+          p->src = st->part_in;
+          p->x = bounds->x - r;
+          p->y = bounds->y - r;
+          p->width = bounds->w + 2 * r;
+          p->height = bounds->h + 2 * r;
+          p->dst = stacked;
+          p->dst.data = (guint8 *) stacked.data + (gsize) row * stacked.pitch;
+        } else {
+          const GstVideoRectangle *rect =
+              &coverage->writes[piece->first_write + w];
+          p->src = stacked;
+          p->x = r + rect->x - bounds->x;
+          p->y = row + r + rect->y - bounds->y;
+          p->width = rect->w;
+          p->height = rect->h;
+          p->dst = cudaconv_component_sub (&st->part_out, rect);
+        }
+        if (++queued == CC_MAX_PATCHES) {
+          if (!CUDACONV_CHECK (cc_cuda_copy_patches (patches, queued, border,
+                      slot->stream), error))
+            return FALSE;
+          queued = 0;
+        }
+      }
+      row += bounds->h + 2 * r;
+    }
+  }
+  return CUDACONV_CHECK (cc_cuda_copy_patches (patches, queued, border,
+          slot->stream), error);
+}
+
+/* Host frames the device maps, filtered inside their regions where they
+ * are: the windows gathered into a stack per component part, each stack
+ * filtered in one launch, the writes scattered into the output. */
+static gboolean
+compute_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
+    GError ** error)
+{
+  const CudaConvLayout *layout = cuda->layout;
+  const CudaConvPlan *plan = &slot->plan;
+  const CudaConvCoverage *coverage = slot->coverage;
+  GstVideoFrame *in = &slot->in, *out = &slot->out;
+  Stack stacks[GST_VIDEO_MAX_COMPONENTS * CUDACONV_MAX_PARTS];
+  PieceContext ctx = { cuda, slot, job };
+  guint n = 0;
+  gsize need = 0;
+
+  for (guint p = 0; p < layout->n_planes; p++) {
+    const CudaConvPlaneLayout *pl = &layout->planes[p];
+    if (!plan->planes[p].process)
+      continue;
+    for (gint i = 0; i < pl->n_components; i++) {
+      const gint c = pl->components[i];
+      CcComponent s[CUDACONV_MAX_PARTS], d[CUDACONV_MAX_PARTS];
+      guint parts;
+
+      if (plan->action[c] == CUDACONV_ACTION_COPY)
+        continue;
+      parts = cudaconv_plan_parts (plan, c, GST_VIDEO_FRAME_PLANE_DATA (in,
+              p), GST_VIDEO_FRAME_PLANE_STRIDE (in, p), s);
+      cudaconv_plan_parts (plan, c, GST_VIDEO_FRAME_PLANE_DATA (out, p),
+          GST_VIDEO_FRAME_PLANE_STRIDE (out, p), d);
+      for (guint k = 0; k < parts; k++) {
+        Stack *st = &stacks[n];
+        st->comp = c;
+        st->part_in = s[k];
+        st->part_out = d[k];
+        st->pieces = cudaconv_coverage_pieces (coverage, c, k, &st->n);
+        if (st->n == 0)
+          continue;
+        /* the pieces routine fills the writes */
+        if (plan->action[c] == CUDACONV_ACTION_FILL) {
+          if (!cudaconv_pieces_run (&piece_ops, &ctx, job, c, k, &s[k],
+                  &d[k], error))
+            return FALSE;
+          continue;
+        }
+        st->reach = coverage->reach[0];
+        st->width = st->height = 0;
+        for (guint j = 0; j < st->n; j++) {
+          st->width = MAX (st->width, st->pieces[j].bounds.w + 2 * st->reach);
+          st->height += st->pieces[j].bounds.h + 2 * st->reach;
+        }
+        st->pitch = GST_ROUND_UP_16 ((gsize) st->width * s[k].sample);
+        st->offset = need;
+        need += 2 * st->pitch * st->height;
+        n++;
+      }
+    }
+  }
+  if (n == 0)
+    return TRUE;
+  if (!cudaconv_cuda_slot_grow (&slot->scratch, &slot->scratch_size, need,
+          error)
+      || !copy_stack_patches (slot, coverage, stacks, n, TRUE, job->border,
+          error))
+    return FALSE;
+  for (guint m = 0; m < n; m++) {
+    const CcComponent stacked_in = stack_component (slot, &stacks[m], TRUE);
+    const CcComponent stacked_out = stack_component (slot, &stacks[m], FALSE);
+    if (!cudaconv_cuda_slot_grow (&slot->workspace, &slot->workspace_bytes,
+            cc_cuda_workspace_bytes (&stacked_in, job->filter), error)
+        || !cudaconv_cuda_run_component (cuda, slot, stacks[m].comp,
+            &stacked_in, &stacked_out, job->filter, job->border, FALSE,
+            error))
+      return FALSE;
+  }
+  return copy_stack_patches (slot, coverage, stacks, n, FALSE, job->border,
+      error);
+}
+
+gboolean
+cudaconv_cuda_compute (CudaBackend * cuda, FrameSlot * slot,
+    const CudaConvJob * job, GError ** error)
+{
+  if (slot->route.path == CUDA_PATH_REGIONS_MAPPED)
+    return compute_stacks (cuda, slot, job, error);
+  return compute_planes (cuda, slot, job, error);
+}

@@ -1,0 +1,99 @@
+/* cudaconv: what a frame's regions cover, in the form the back ends take.
+ *
+ * Once per frame, the regions (cudaconv-regions.h) and the filter of each
+ * become a coverage of the plan's component parts (cudaconv-plan.h): for
+ * each part, the pieces to filter, each a window its filter reads and the
+ * rects it writes; and for each plane, the bytes those windows and rects
+ * touch, which is what travels when only the regions cross the bus. A back
+ * end reads nothing else of the regions: a new source of regions (a mask)
+ * changes the builder here and nothing below it.
+ *
+ * Coordinates are a part's samples: a part is a component inside the
+ * picture, or one field of it (cudaconv_plan_parts). A sample is covered
+ * where it holds a pixel of a region; with fields, subsampled rows are the
+ * field's own (4:2:0 chroma row 2k + p holds rows of field p only). */
+#ifndef CUDACONV_COVERAGE_H
+#define CUDACONV_COVERAGE_H
+
+#include "cudaconv-plan.h"
+#include "cudaconv-regions.h"
+
+G_BEGIN_DECLS
+
+/* Most pieces and writes of one frame: every region in every part */
+#define CUDACONV_MAX_PIECES \
+  (CUDACONV_MAX_REGIONS * GST_VIDEO_MAX_COMPONENTS * CUDACONV_MAX_PARTS)
+
+/* One window filtered on its own. Where the window meets the part's edge
+ * the border policy makes up what lies beyond, so a window is filtered as
+ * a part of its own and its writes taken: samples inside the frame are
+ * always the real ones. A wrapping border reads the far side: there the
+ * window spans the part. */
+typedef struct {
+  GstVideoRectangle window;     /* read by the filter */
+  GstVideoRectangle bounds;     /* the writes' bounding box, inside window */
+  guint region;                 /* the frame's region: its filter and reach */
+  guint first_write, n_writes;  /* rects of the coverage's writes */
+} CudaConvPiece;
+
+/* A run of a coverage's array: [first, first + n) */
+typedef struct {
+  guint first, n;
+} CudaConvSpan;
+
+/* The bytes of a plane that one region's pieces read (their windows) and
+ * write (their rects) in the filtered components: rows [y, y + h), bytes
+ * [x, x + w) of each row. */
+typedef struct {
+  GstVideoRectangle read, written;
+} CudaConvByteBox;
+
+typedef struct {
+  guint n_regions;
+  /* samples a region's filter reads beyond a written one (its radius; 0
+   * for block filters, whose windows snap to whole blocks instead) */
+  gint reach[CUDACONV_MAX_REGIONS];
+  CudaConvSpan parts[GST_VIDEO_MAX_COMPONENTS][CUDACONV_MAX_PARTS];
+  CudaConvSpan planes[GST_VIDEO_MAX_PLANES];    /* of boxes */
+  guint n_pieces, n_writes, n_boxes;
+  CudaConvPiece pieces[CUDACONV_MAX_PIECES];
+  GstVideoRectangle writes[CUDACONV_MAX_PIECES];
+  CudaConvByteBox boxes[GST_VIDEO_MAX_PLANES * CUDACONV_MAX_REGIONS];
+} CudaConvCoverage;
+
+/* Builds the coverage of the regions for a frame of plan (its buffer's
+ * fields and crop already set), each region filtered with filters[k]
+ * under border. Every component the plan filters or fills is covered. */
+void cudaconv_coverage_build (CudaConvCoverage * coverage,
+    const CudaConvPlan * plan, const CudaConvRegionSet * regions,
+    const CcFilter * const *filters, CcBorder border);
+
+/* Copies what src holds into dst (the used entries only). */
+void cudaconv_coverage_copy (CudaConvCoverage * dst,
+    const CudaConvCoverage * src);
+
+/* The pieces of part number part of component comp; *n receives how many. */
+static inline const CudaConvPiece *
+cudaconv_coverage_pieces (const CudaConvCoverage * coverage, gint comp,
+    guint part, guint * n)
+{
+  const CudaConvSpan *s = &coverage->parts[comp][part];
+
+  *n = s->n;
+  return &coverage->pieces[s->first];
+}
+
+/* The byte boxes of plane p, one per region that touches it; *n receives
+ * how many. */
+static inline const CudaConvByteBox *
+cudaconv_coverage_boxes (const CudaConvCoverage * coverage, guint p,
+    guint * n)
+{
+  const CudaConvSpan *s = &coverage->planes[p];
+
+  *n = s->n;
+  return &coverage->boxes[s->first];
+}
+
+G_END_DECLS
+#endif /* CUDACONV_COVERAGE_H */
