@@ -14,8 +14,9 @@ Rows compared:
   better; the ratio is new / old;
 - element rows (--element): the element's frame rate against the transfer
   floor measured just before each run ("... / floor"), and cuda-memory rows
-  (--cuda-memory): frames per second; higher is better, the ratio is
-  old / new, so that above 1 is slower here too.
+  (--cuda-memory) and the two pipelines of each regions row (--regions,
+  "a" and "b"): frames per second; higher is better, the ratio is old /
+  new, so that above 1 is slower here too.
 The rows of one TAG are kept apart from other tags' (the same element row
 of another format or size).
 
@@ -53,6 +54,8 @@ def rows(path):
             elif r[0] == "element" and name.endswith(" / floor"):
                 found[key] = (value, False)
             elif r[0] == "cuda-memory" and name in RATES:
+                found[key] = (value, False)
+            elif r[0].startswith("regions-") and name in ("a", "b"):
                 found[key] = (value, False)
     return found
 

@@ -4,7 +4,8 @@
 # CUDACONV_AB_ELEMENT=1 the end-to-end rows too (--element: the input in
 # the element's pool and registered, against the transfer floor, for I420
 # at 1920x1080 and 3840x2160 and P010_10LE, YUY2 and v210 at 1920x1080;
-# --cuda-memory), each build's plugin run by the new build's bench,
+# --cuda-memory; --regions, both pipelines of each row), each build's
+# plugin run by the new build's bench,
 # interleaved the same way; compared row by row by benchmarks/bench-compare.py (median per
 # row, rows slower than LIMIT fail); then whether the plugins' machine code
 # differs (cuobjdump -sass, addresses and comments dropped), and the wall
@@ -51,6 +52,7 @@ for r in $(seq "$rounds"); do
         bench $side "$r" "$format" "$new" --element --format $format --size 1920x1080 --frames "$frames" --rows "$rows"
       done
       bench $side "$r" cuda-memory "$new" --cuda-memory --frames $((frames * 10))
+      bench $side "$r" regions "$new" --regions --frames "$frames"
     fi
   done
 done
