@@ -13,8 +13,8 @@ span_inside (guint start, guint length, guint limit)
   return length <= limit && start <= limit - length;
 }
 
-static CudaConvCropKind
-crop_kind (const GstVideoInfo * info, GstBuffer * buffer)
+CudaConvCropKind
+cudaconv_frame_crop_kind (const GstVideoInfo * info, GstBuffer * buffer)
 {
   const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buffer);
   const GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
@@ -80,7 +80,7 @@ check_before_map (const GstVideoInfo * info, GstBuffer * buffer,
   const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buffer);
   const gsize size = gst_buffer_get_size (buffer);
 
-  crop_out->kind = crop_kind (info, buffer);
+  crop_out->kind = cudaconv_frame_crop_kind (info, buffer);
   if (crop) {
     const GstVideoRectangle rect = { crop->x, crop->y, crop->width,
       crop->height

@@ -31,6 +31,11 @@ typedef enum {
   CUDACONV_CROP_INVALID
 } CudaConvCropKind;
 
+/* How the buffer's crop meta sits against a frame of info, as
+ * cudaconv_frame_map_checked classifies it. */
+CudaConvCropKind cudaconv_frame_crop_kind (const GstVideoInfo * info,
+    GstBuffer * buffer);
+
 typedef struct {
   CudaConvCropKind kind;
   GstVideoRectangle rect;       /* the meta's, for any kind but NONE */

@@ -616,21 +616,16 @@ pass_through (GstCudaConv * self, GstBuffer * inbuf, GstBuffer ** outbuf)
 
 /* Whether passing on a frame that has nothing to filter gives what
  * filtering it would: not where the pads negotiated different memory, nor
- * where its crop meta is not a rectangle inside the caps' frame
- * (CUDACONV_CROP_PICTURE, which the output applies, or one the frame check
- * refuses). */
+ * where its crop is a picture in a larger buffer (which the output
+ * applies) or one the frame check refuses. */
 static gboolean
 leaves_as_it_came (GstCudaConv * self, GstBuffer * inbuf)
 {
-  const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (inbuf);
-  const guint w = GST_VIDEO_INFO_WIDTH (&self->layout.info);
-  const guint h = GST_VIDEO_INFO_FIELD_HEIGHT (&self->layout.info);
+  const CudaConvCropKind crop = cudaconv_frame_crop_kind (&self->layout.info,
+      inbuf);
 
-  if (self->in_cuda_memory != self->out_cuda_memory)
-    return FALSE;
-  return !crop || (crop->width > 0 && crop->height > 0 && crop->width <= w
-      && crop->height <= h && crop->x <= w - crop->width
-      && crop->y <= h - crop->height);
+  return self->in_cuda_memory == self->out_cuda_memory
+      && (crop == CUDACONV_CROP_NONE || crop == CUDACONV_CROP_INSIDE);
 }
 
 /* Every buffer that is not passed through comes here, in place of
