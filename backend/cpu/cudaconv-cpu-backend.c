@@ -31,7 +31,7 @@ pixel_leader (const CudaConvPlan * plan, guint p, gpointer plane_data)
   const CudaConvPlaneLayout *pl = &plan->layout->planes[p];
   guint seen = 0;
   gint leader = -1;
-  CcComponent first;
+  CcComponent first = { 0 };
 
   if (pl->n_components < 2 || pl->n_components > CC_MAX_LANES)
     return -1;
