@@ -138,14 +138,23 @@ cudaconv_layout_component (const CudaConvLayout * layout, gint comp,
 }
 
 void
+cudaconv_copy_box (guint8 * dst, gsize dst_pitch, const guint8 * src,
+    gsize src_pitch, const GstVideoRectangle * b)
+{
+  for (gint y = b->y; y < b->y + b->h; y++)
+    memcpy (dst + (gsize) y * dst_pitch + b->x,
+        src + (gsize) y * src_pitch + b->x, b->w);
+}
+
+void
 cudaconv_layout_copy_plane (const CudaConvLayout * layout, guint p,
     GstVideoFrame * dst, const GstVideoFrame * src)
 {
   const CudaConvPlaneLayout *pl = &layout->planes[p];
-  const guint8 *s = GST_VIDEO_FRAME_PLANE_DATA (src, p);
-  guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (dst, p);
+  const GstVideoRectangle rows = { 0, 0, (gint) pl->row_bytes, pl->rows };
 
-  for (gint y = 0; y < pl->rows; y++)
-    memcpy (d + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (dst, p),
-        s + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (src, p), pl->row_bytes);
+  cudaconv_copy_box (GST_VIDEO_FRAME_PLANE_DATA (dst, p),
+      GST_VIDEO_FRAME_PLANE_STRIDE (dst, p),
+      GST_VIDEO_FRAME_PLANE_DATA (src, p),
+      GST_VIDEO_FRAME_PLANE_STRIDE (src, p), &rows);
 }

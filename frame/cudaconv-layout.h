@@ -56,6 +56,11 @@ CcComponent cudaconv_layout_component (const CudaConvLayout * layout,
 /* Copies the pixel rows of plane p of the work format (row_bytes, which
  * gst_video_frame_copy_plane falls short of in odd-width packed 4:2:2: it
  * leaves the last V). */
+/* Copies bytes [b->x, b->x + b->w) of rows [b->y, b->y + b->h) from src
+ * to the same place in dst, host memory with rows of the given pitches. */
+void cudaconv_copy_box (guint8 * dst, gsize dst_pitch, const guint8 * src,
+    gsize src_pitch, const GstVideoRectangle * b);
+
 void cudaconv_layout_copy_plane (const CudaConvLayout * layout, guint p,
     GstVideoFrame * dst, const GstVideoFrame * src);
 

@@ -168,6 +168,18 @@ typedef struct {
   gboolean graphs_failed;
 } CudaBackend;
 
+/* Queues the copy of bytes [b->x, b->x + b->w) of rows [b->y, b->y +
+ * b->h) from src to the same place in dst, planes of the given pitches. */
+static inline cudaError_t
+cudaconv_cuda_copy_box (void *dst, size_t dst_pitch, const void *src,
+    size_t src_pitch, const GstVideoRectangle * b, enum cudaMemcpyKind kind,
+    cudaStream_t stream)
+{
+  return cudaMemcpy2DAsync ((guint8 *) dst + (gsize) b->y * dst_pitch + b->x,
+      dst_pitch, (const guint8 *) src + (gsize) b->y * src_pitch + b->x,
+      src_pitch, b->w, b->h, kind, stream);
+}
+
 /* cudaconv-cuda-slot.c: the slots' memory, and the frame each holds. */
 gboolean cudaconv_cuda_slots_make (CudaBackend * cuda, guint n,
     GError ** error);

@@ -110,10 +110,8 @@ copy_written_bytes (FrameSlot * slot, guint p, GError ** error)
 
   for (guint k = 0; k < n; k++) {
     const GstVideoRectangle *b = &boxes[k].written;
-    if (!CUDACONV_CHECK (cudaMemcpy2DAsync ((guint8 *) dp->out +
-                (gsize) b->y * dp->out_pitch + b->x, dp->out_pitch,
-                (const guint8 *) dp->in + (gsize) b->y * dp->in_pitch + b->x,
-                dp->in_pitch, b->w, b->h, cudaMemcpyDeviceToDevice,
+    if (!CUDACONV_CHECK (cudaconv_cuda_copy_box (dp->out, dp->out_pitch,
+                dp->in, dp->in_pitch, b, cudaMemcpyDeviceToDevice,
                 slot->stream), error))
       return FALSE;
   }

@@ -6,8 +6,6 @@
  * while the GPU works. */
 #include "config.h"
 
-#include <string.h>
-
 #include "cudaconv-cuda-backend-private.h"
 #include "cudaconv-cuda-check.h"
 
@@ -78,10 +76,9 @@ download_regions (CudaBackend * cuda, FrameSlot * slot, GError ** error)
       continue;
     for (guint k = 0; k < n; k++) {
       const GstVideoRectangle *b = &boxes[k].written;
-      if (!CUDACONV_CHECK (cudaMemcpy2DAsync (dst + (gsize) b->y * dst_pitch +
-                  b->x, dst_pitch, (const guint8 *) dp->out +
-                  (gsize) b->y * dp->out_pitch + b->x, dp->out_pitch, b->w,
-                  b->h, cudaMemcpyDeviceToHost, slot->stream), error))
+      if (!CUDACONV_CHECK (cudaconv_cuda_copy_box (dst, dst_pitch, dp->out,
+                  dp->out_pitch, b, cudaMemcpyDeviceToHost, slot->stream),
+              error))
         return FALSE;
     }
   }
@@ -122,14 +119,6 @@ cudaconv_cuda_download (CudaBackend * cuda, FrameSlot * slot,
   g_return_val_if_reached (FALSE);
 }
 
-static void
-copy_rows (guint8 * dst, gsize dst_pitch, const guint8 * src, gsize src_pitch,
-    gsize row_bytes, gint rows)
-{
-  for (gint y = 0; y < rows; y++)
-    memcpy (dst + y * dst_pitch, src + y * src_pitch, row_bytes);
-}
-
 void
 cudaconv_cuda_complete (CudaBackend * cuda, FrameSlot * slot)
 {
@@ -139,32 +128,30 @@ cudaconv_cuda_complete (CudaBackend * cuda, FrameSlot * slot)
   if (!slot->route.out_staged)
     return;
   if (slot->route.path == CUDA_PATH_WORD_PACKED) {
-    copy_rows (GST_VIDEO_FRAME_PLANE_DATA (&slot->out, 0),
+    const GstVideoRectangle all = { 0, 0,
+      (gint) layout->caps_planes[0].row_bytes, layout->caps_planes[0].rows
+    };
+    cudaconv_copy_box (GST_VIDEO_FRAME_PLANE_DATA (&slot->out, 0),
         GST_VIDEO_FRAME_PLANE_STRIDE (&slot->out, 0), slot->staging_out,
-        layout->caps_planes[0].row_bytes, layout->caps_planes[0].row_bytes,
-        layout->caps_planes[0].rows);
+        layout->caps_planes[0].row_bytes, &all);
     return;
   }
   for (guint p = 0; p < layout->n_planes; p++) {
     const CudaConvPlaneLayout *pl = &layout->planes[p];
+    const GstVideoRectangle all = { 0, 0, (gint) pl->row_bytes, pl->rows };
     guint8 *dst = GST_VIDEO_FRAME_PLANE_DATA (&slot->out, p);
     const gsize dst_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (&slot->out, p);
     const guint8 *src = slot->staging_out + slot->planes[p].staging_offset;
+    guint n = 1;
+    const CudaConvByteBox *boxes = NULL;
 
     if (host_frames && !slot->plan.planes[p].process)
       continue;
-    if (slot->route.path == CUDA_PATH_REGIONS_STAGED) {
-      guint n;
-      const CudaConvByteBox *boxes = cudaconv_coverage_boxes (slot->coverage,
-          p, &n);
-      for (guint k = 0; k < n; k++) {
-        const GstVideoRectangle *b = &boxes[k].written;
-        for (gint y = b->y; y < b->y + b->h; y++)
-          memcpy (dst + (gsize) y * dst_pitch + b->x,
-              src + (gsize) y * pl->row_bytes + b->x, b->w);
-      }
-    } else {
-      copy_rows (dst, dst_pitch, src, pl->row_bytes, pl->row_bytes, pl->rows);
-    }
+    /* only the rects' bytes came back where only the regions travel */
+    if (slot->route.path == CUDA_PATH_REGIONS_STAGED)
+      boxes = cudaconv_coverage_boxes (slot->coverage, p, &n);
+    for (guint k = 0; k < n; k++)
+      cudaconv_copy_box (dst, dst_pitch, src, pl->row_bytes,
+          boxes ? &boxes[k].written : &all);
   }
 }

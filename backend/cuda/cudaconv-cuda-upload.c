@@ -4,18 +4,8 @@
  * are written, the output starts as a copy of the input on the host. */
 #include "config.h"
 
-#include <string.h>
-
 #include "cudaconv-cuda-backend-private.h"
 #include "cudaconv-cuda-check.h"
-
-static void
-copy_rows (guint8 * dst, gsize dst_pitch, const guint8 * src, gsize src_pitch,
-    gsize row_bytes, gint rows)
-{
-  for (gint y = 0; y < rows; y++)
-    memcpy (dst + y * dst_pitch, src + y * src_pitch, row_bytes);
-}
 
 /* The input's plane p, or its copy in the slot's pinned staging where the
  * device cannot read it directly. */
@@ -26,10 +16,12 @@ readable_plane (FrameSlot * slot, guint p,
   const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (&slot->in, p);
   guint8 *staged = slot->staging_in + slot->planes[p].staging_offset;
 
+  const GstVideoRectangle all = { 0, 0, (gint) row_bytes, rows };
+
   *pitch = GST_VIDEO_FRAME_PLANE_STRIDE (&slot->in, p);
   if (slot->route.in_direct)
     return src;
-  copy_rows (staged, row_bytes, src, *pitch, row_bytes, rows);
+  cudaconv_copy_box (staged, row_bytes, src, *pitch, &all);
   *pitch = row_bytes;
   return staged;
 }
@@ -75,15 +67,6 @@ upload_planes (CudaBackend * cuda, FrameSlot * slot, GError ** error)
   return TRUE;
 }
 
-static void
-copy_bytes_host (guint8 * dst, gsize dst_pitch, const guint8 * src,
-    gsize src_pitch, const GstVideoRectangle * b)
-{
-  for (gint y = b->y; y < b->y + b->h; y++)
-    memcpy (dst + (gsize) y * dst_pitch + b->x,
-        src + (gsize) y * src_pitch + b->x, b->w);
-}
-
 /* The output as the input (unless in place, where it is the input), on
  * the host; the regions' rects then overwrite it. */
 static void
@@ -121,12 +104,11 @@ upload_regions (CudaBackend * cuda, FrameSlot * slot, GError ** error)
       if (!slot->route.in_direct) {
         from = slot->staging_in + dp->staging_offset;
         from_pitch = row_bytes;
-        copy_bytes_host ((guint8 *) from, from_pitch, src, src_pitch, b);
+        cudaconv_copy_box ((guint8 *) from, from_pitch, src, src_pitch, b);
       }
-      if (!CUDACONV_CHECK (cudaMemcpy2DAsync ((guint8 *) dp->in +
-                  (gsize) b->y * dp->in_pitch + b->x, dp->in_pitch,
-                  from + (gsize) b->y * from_pitch + b->x, from_pitch, b->w,
-                  b->h, cudaMemcpyHostToDevice, slot->stream), error))
+      if (!CUDACONV_CHECK (cudaconv_cuda_copy_box (dp->in, dp->in_pitch, from,
+                  from_pitch, b, cudaMemcpyHostToDevice, slot->stream),
+              error))
         return FALSE;
     }
   }
@@ -145,7 +127,8 @@ upload_word_packed (CudaBackend * cuda, FrameSlot * slot, GError ** error)
   gsize src_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (&slot->in, 0);
 
   if (!slot->route.in_direct) {
-    copy_rows (slot->staging_in, row_bytes, src, src_pitch, row_bytes, rows);
+    const GstVideoRectangle all = { 0, 0, (gint) row_bytes, rows };
+    cudaconv_copy_box (slot->staging_in, row_bytes, src, src_pitch, &all);
     src = slot->staging_in;
     src_pitch = row_bytes;
   }
