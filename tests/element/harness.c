@@ -314,6 +314,74 @@ set_sample (const RefImage * im, gint x, gint y, guint v)
     GST_WRITE_UINT16_LE (p, v);
 }
 
+/* The picture is copied sample by sample, v210 through GStreamer's own
+ * unpack and pack (six pixels in 16 bytes); see harness.h. */
+GstBuffer *
+picture_in_larger_buffer (GstVideoFormat format, gint width, gint height,
+    gint buffer_width, gint buffer_height, gint cx, gint cy,
+    GstBuffer ** picture)
+{
+  GstVideoInfo info, big_info;
+  GstVideoFrame fbig, fpic;
+  GstVideoCropMeta *crop;
+  GstBuffer *big;
+
+  gst_video_info_set_format (&info, format, width, height);
+  gst_video_info_set_format (&big_info, format, buffer_width, buffer_height);
+  big = random_frame (&big_info);
+  make_well_formed (big, &big_info);
+  *picture = random_frame (&info);
+  fail_unless (gst_video_frame_map (&fbig, &big_info, big, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fpic, &info, *picture, GST_MAP_WRITE));
+  if (format == GST_VIDEO_FORMAT_v210) {
+    const GstVideoFormatInfo *finfo = info.finfo;
+    guint16 *line = g_new (guint16, 4 * (gsize) (width + 6));
+    /* six pixels in 16 bytes (1.22's unpack takes x as two bytes a pixel) */
+    gpointer from[GST_VIDEO_MAX_PLANES] = {
+      (guint8 *) fbig.data[0] + (gsize) cx / 6 * 16
+    };
+    for (gint y = 0; y < height; y++) {
+      finfo->unpack_func (finfo, 0, line, from, fbig.info.stride, 0, cy + y,
+          width);
+      finfo->pack_func (finfo, 0, line, 0, fpic.data, fpic.info.stride,
+          GST_VIDEO_CHROMA_SITE_UNKNOWN, y, width);
+    }
+    g_free (line);
+  } else {
+    for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+      const RefImage from = component_image (&fbig, c);
+      const RefImage to = component_image (&fpic, c);
+      const gint x0 = cx >> GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, c);
+      const gint y0 = cy >> GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, c);
+      for (gint y = 0; y < to.height; y++)
+        for (gint x = 0; x < to.width; x++)
+          set_sample (&to, x, y, sample (&from, x0 + x, y0 + y));
+    }
+  }
+  gst_video_frame_unmap (&fbig);
+  gst_video_frame_unmap (&fpic);
+  gst_buffer_add_video_meta_full (big, GST_VIDEO_FRAME_FLAG_NONE, format,
+      buffer_width, buffer_height, GST_VIDEO_INFO_N_PLANES (&big_info),
+      big_info.offset, big_info.stride);
+  crop = gst_buffer_add_video_crop_meta (big);
+  crop->x = cx;
+  crop->y = cy;
+  crop->width = width;
+  crop->height = height;
+  return big;
+}
+
+gchar *
+boxes_text (const Box * boxes, guint n)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint k = 0; k < n; k++)
+    g_string_append_printf (s, "%s%d,%d,%d,%d", k ? ";" : "", boxes[k].x,
+        boxes[k].y, boxes[k].w, boxes[k].h);
+  return g_string_free (s, FALSE);
+}
+
 /* Pushes in (or, when NULL, a new random frame) and maps what comes out. */
 void
 push_frame (GstHarness * h, const GstVideoInfo * info, GstBuffer * in,
@@ -841,6 +909,14 @@ path_harness_start (PathHarness * ph, const MemoryPath * path,
   g_autofree gchar *cuda_caps = g_strdup_printf ("video/x-raw("
       GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "),format=%s,width=%d,height=%d,"
       "framerate=30/1", format, width, height);
+
+  path_harness_start_with_caps (ph, path, caps, cuda_caps);
+}
+
+void
+path_harness_start_with_caps (PathHarness * ph, const MemoryPath * path,
+    const gchar * caps, const gchar * cuda_caps)
+{
   GstElement *element = gst_element_factory_make ("cudaconv", NULL);
   GstCaps *parsed = gst_caps_from_string (caps);
 

@@ -97,6 +97,24 @@ RefImage component_image (GstVideoFrame * f, gint c);
 guint sample (const RefImage * im, gint x, gint y);
 void set_sample (const RefImage * im, gint x, gint y, guint v);
 void make_well_formed (GstBuffer * buffer, const GstVideoInfo * info);
+/* The caps' picture (width x height) at (cx, cy) in a larger random frame
+ * of buffer_width x buffer_height, with the video meta and crop meta that
+ * decoders and videocrop give it when downstream takes crop metas;
+ * *picture receives the same picture copied out on its own, as upstream
+ * sends it when crop metas are refused. Packed 4:2:2 takes even cx, v210
+ * multiples of 6 (their pixel groups). */
+GstBuffer *picture_in_larger_buffer (GstVideoFormat format, gint width,
+    gint height, gint buffer_width, gint buffer_height, gint cx, gint cy,
+    GstBuffer ** picture);
+
+/* A rectangle of the frame in pixels */
+typedef struct {
+  gint x, y, w, h;
+} Box;
+
+/* The boxes as the region-boxes property writes them ("x,y,w,h;..."), for
+ * the tests that set that property from the boxes they check against. */
+gchar *boxes_text (const Box * boxes, guint n);
 
 typedef enum { EXPECT_FILTERED, EXPECT_COPY, EXPECT_FILL } Expect;
 
@@ -179,6 +197,10 @@ extern const MemoryPath memory_paths[4];
 
 void path_harness_start (PathHarness * ph, const MemoryPath * path,
     const gchar * format, gint width, gint height);
+/* path_harness_start for caps of any kind (interlaced ones among them):
+ * caps and cuda_caps are the same frames in system and in CUDA memory. */
+void path_harness_start_with_caps (PathHarness * ph, const MemoryPath * path,
+    const gchar * caps, const gchar * cuda_caps);
 void path_harness_stop (PathHarness * ph);
 /* The frame in host, in a buffer of ph's CUDA pool */
 GstBuffer *frame_to_cuda (PathHarness * ph, GstBuffer * host);

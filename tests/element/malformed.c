@@ -97,8 +97,8 @@ buffer_with_meta (gsize size, GstVideoFormat format, guint width,
 }
 
 /* The caps' picture inside a larger buffer, as decoders and videocrop send
- * it: a video meta of the buffer's size and a crop meta of the caps' size
- * at (cx, cy). The output must be the frame that the same picture copied
+ * it (picture_in_larger_buffer): a video meta of the buffer's size and a
+ * crop meta of the caps' size at (cx, cy). The output must be the frame that the same picture copied
  * out on its own gives (what upstream sends when crop metas are refused),
  * with no crop meta left. Packed 4:2:2 takes even cx, v210 multiples of 6
  * (their pixel groups); 4:2:0 chroma starts at cy / 2 rounded down. */
@@ -110,9 +110,8 @@ check_crop_picture (const gchar * format, gint width, gint height,
       "height=%d,framerate=30/1", format, width, height);
   const GstVideoFormat fmt = gst_video_format_from_string (format);
   GstHarness *copied = harness_new (caps), *cropped = harness_new (caps);
-  GstVideoInfo info, big_info;
-  GstVideoFrame fbig, fpic, fa, fb;
-  GstVideoCropMeta *crop;
+  GstVideoInfo info;
+  GstVideoFrame fa, fb;
   GstBuffer *big, *pic, *out_a, *out_b;
   TestMatrix m;
 
@@ -120,47 +119,8 @@ check_crop_picture (const gchar * format, gint width, gint height,
   set_custom_matrix (copied, &m);
   set_custom_matrix (cropped, &m);
   gst_video_info_set_format (&info, fmt, width, height);
-  gst_video_info_set_format (&big_info, fmt, buffer_width, buffer_height);
-  big = random_frame (&big_info);
-  make_well_formed (big, &big_info);
-  pic = random_frame (&info);
-  fail_unless (gst_video_frame_map (&fbig, &big_info, big, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fpic, &info, pic, GST_MAP_WRITE));
-  if (fmt == GST_VIDEO_FORMAT_v210) {
-    const GstVideoFormatInfo *finfo = info.finfo;
-    guint16 *line = g_new (guint16, 4 * (gsize) (width + 6));
-    /* six pixels in 16 bytes (1.22's unpack takes x as two bytes a pixel) */
-    gpointer from[GST_VIDEO_MAX_PLANES] = {
-      (guint8 *) fbig.data[0] + (gsize) cx / 6 * 16
-    };
-    for (gint y = 0; y < height; y++) {
-      finfo->unpack_func (finfo, 0, line, from, fbig.info.stride, 0, cy + y,
-          width);
-      finfo->pack_func (finfo, 0, line, 0, fpic.data, fpic.info.stride,
-          GST_VIDEO_CHROMA_SITE_UNKNOWN, y, width);
-    }
-    g_free (line);
-  } else {
-    for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
-      const RefImage from = component_image (&fbig, c);
-      const RefImage to = component_image (&fpic, c);
-      const gint x0 = cx >> GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, c);
-      const gint y0 = cy >> GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, c);
-      for (gint y = 0; y < to.height; y++)
-        for (gint x = 0; x < to.width; x++)
-          set_sample (&to, x, y, sample (&from, x0 + x, y0 + y));
-    }
-  }
-  gst_video_frame_unmap (&fbig);
-  gst_video_frame_unmap (&fpic);
-  gst_buffer_add_video_meta_full (big, GST_VIDEO_FRAME_FLAG_NONE, fmt,
-      buffer_width, buffer_height, GST_VIDEO_INFO_N_PLANES (&big_info),
-      big_info.offset, big_info.stride);
-  crop = gst_buffer_add_video_crop_meta (big);
-  crop->x = cx;
-  crop->y = cy;
-  crop->width = width;
-  crop->height = height;
+  big = picture_in_larger_buffer (fmt, width, height, buffer_width,
+      buffer_height, cx, cy, &pic);
 
   out_a = gst_harness_push_and_pull (copied, gst_buffer_ref (pic));
   out_b = gst_harness_push_and_pull (cropped, gst_buffer_ref (big));

@@ -14,14 +14,6 @@
  * field alone, with the border at the field's top and bottom. */
 #include <glib/gstdio.h>
 #include "harness.h"
-#if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
-#include <gst/cuda/gstcudabufferpool.h>
-#endif
-
-/* A rectangle of the frame in pixels */
-typedef struct {
-  gint x, y, w, h;
-} Box;
 
 /* A preset of the element and the weights the reference runs for it */
 typedef struct {
@@ -63,17 +55,6 @@ set_region (GstElement * conv, gboolean outside)
 {
   gst_util_set_object_arg (G_OBJECT (conv), "region", outside ? "outside" :
       "inside");
-}
-
-static gchar *
-boxes_text (const Box * boxes, guint n)
-{
-  GString *s = g_string_new (NULL);
-
-  for (guint k = 0; k < n; k++)
-    g_string_append_printf (s, "%s%d,%d,%d,%d", k ? ";" : "", boxes[k].x,
-        boxes[k].y, boxes[k].w, boxes[k].h);
-  return g_string_free (s, FALSE);
 }
 
 /* Whether sample (x, y) of component c holds a pixel of one of the boxes
@@ -300,9 +281,7 @@ GST_START_TEST (test_mixed_420_regions)
 GST_END_TEST;
 
 #if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
-/* path_harness_start for interlaced caps: cudaconv backend=cuda with CUDA
- * memory on the sides path names, and a pool of its context for the
- * input. */
+/* path_harness_start for interlaced caps */
 static void
 interlaced_path_start (PathHarness * ph, const MemoryPath * path,
     const gchar * format, gint width, gint height, GstVideoInterlaceMode mode)
@@ -311,36 +290,37 @@ interlaced_path_start (PathHarness * ph, const MemoryPath * path,
       NULL);
   g_autofree gchar *cuda_caps = interlaced_caps (format, width, height,
       mode, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-  GstElement *element = gst_element_factory_make ("cudaconv", NULL);
 
-  memset (ph, 0, sizeof (*ph));
-  ph->path = path;
-  gst_video_info_set_interlaced_format (&ph->info,
-      gst_video_format_from_string (format), mode, width, height);
-  fail_unless (element != NULL, "no cudaconv element");
-  gst_util_set_object_arg (G_OBJECT (element), "backend", "cuda");
-  ph->h = harness_track (gst_harness_new_with_element (element, "sink",
-          "src"));
-  gst_object_unref (element);
-  /* downstream's caps first: the element negotiates its output when the
-   * input's caps arrive */
-  gst_harness_set_sink_caps_str (ph->h, path->cuda_out ? cuda_caps : caps);
-  gst_harness_set_src_caps_str (ph->h, path->cuda_in ? cuda_caps : caps);
-  ph->context = queried_cuda_context (ph->h->element);
-  fail_unless (ph->context != NULL, "cudaconv answered no context query");
-  if (path->cuda_in) {
-    GstCaps *parsed = gst_caps_from_string (cuda_caps);
-    GstStructure *config;
+  path_harness_start_with_caps (ph, path, caps, cuda_caps);
+}
 
-    ph->pool = gst_cuda_buffer_pool_new (ph->context);
-    config = gst_buffer_pool_get_config (ph->pool);
-    gst_buffer_pool_config_set_params (config, parsed, ph->info.size, 0, 0);
-    gst_caps_unref (parsed);
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-    fail_unless (gst_buffer_pool_set_config (ph->pool, config));
-    fail_unless (gst_buffer_pool_set_active (ph->pool, TRUE));
-  }
+/* Host, a frame in system memory, through ph: in CUDA memory where ph's
+ * path says (its INTERLACED flag with it), the output brought back to
+ * system memory; p takes host and holds that output, both mapped. Returns
+ * whether the output came in CUDA memory. */
+static gboolean
+push_on_path (PathHarness * ph, GstBuffer * host, const gchar * what,
+    Pushed * p)
+{
+  GstBuffer *in, *out;
+  gboolean cuda_out;
+
+  p->info = ph->info;
+  p->in = host;
+  in = ph->path->cuda_in ? frame_to_cuda (ph, host) :
+      gst_buffer_copy_deep (host);
+  if (GST_BUFFER_FLAG_IS_SET (host, GST_VIDEO_BUFFER_FLAG_INTERLACED))
+    GST_BUFFER_FLAG_SET (in, GST_VIDEO_BUFFER_FLAG_INTERLACED);
+  out = gst_harness_push_and_pull (ph->h, in);
+  fail_unless (out != NULL, "%s: no output", what);
+  cuda_out = gst_is_cuda_memory (gst_buffer_peek_memory (out, 0));
+  p->out = ph->path->cuda_out ? frame_from_cuda (ph, out) :
+      gst_buffer_ref (out);
+  gst_buffer_unref (out);
+  fail_unless (gst_video_frame_map (&p->fin, &p->info, p->in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&p->fout, &p->info, p->out,
+          GST_MAP_READ));
+  return cuda_out;
 }
 
 /* The interlaced cases with the frames in CUDA memory on each path; in
@@ -379,29 +359,14 @@ GST_START_TEST (test_interlaced_regions_in_cuda_memory)
               gst_video_interlace_mode_to_string (cases[c].mode), f,
               memory_paths[k].what, kernel->kernel, kernel->radius,
               outside ? "outside" : "inside");
-          GstBuffer *host, *in, *out, *host_out;
+          GstBuffer *host;
           const gboolean fields = interlaced_frame (&ph.info, f, &host);
-          GstVideoFrame fin, fout;
+          Pushed p;
 
-          in = ph.path->cuda_in ? frame_to_cuda (&ph, host) :
-              gst_buffer_copy_deep (host);
-          if (GST_BUFFER_FLAG_IS_SET (host, GST_VIDEO_BUFFER_FLAG_INTERLACED))
-            GST_BUFFER_FLAG_SET (in, GST_VIDEO_BUFFER_FLAG_INTERLACED);
-          out = gst_harness_push_and_pull (ph.h, in);
-          fail_unless (out != NULL, "%s: no output", what);
-          host_out = ph.path->cuda_out ? frame_from_cuda (&ph, out) :
-              gst_buffer_ref (out);
-          fail_unless (gst_video_frame_map (&fin, &ph.info, host,
-                  GST_MAP_READ));
-          fail_unless (gst_video_frame_map (&fout, &ph.info, host_out,
-                  GST_MAP_READ));
-          check_field_regions (&fin, &fout, fields, &m, kernel->border,
+          push_on_path (&ph, host, what, &p);
+          check_field_regions (&p.fin, &p.fout, fields, &m, kernel->border,
               large_boxes, G_N_ELEMENTS (large_boxes), outside, what);
-          gst_video_frame_unmap (&fin);
-          gst_video_frame_unmap (&fout);
-          gst_buffer_unref (host_out);
-          gst_buffer_unref (out);
-          gst_buffer_unref (host);
+          pushed_release (&p);
         }
         path_harness_stop (&ph);
       }
@@ -411,49 +376,6 @@ GST_END_TEST;
 #endif
 
 /* ---- a crop meta on a frame without regions ---- */
-
-/* The caps' picture (width x height) at (cx, cy) in a larger random frame
- * of buffer_width x buffer_height, with the video meta and crop meta that
- * videocrop gives it when downstream takes crop metas; *picture receives
- * the same picture copied out on its own. */
-static GstBuffer *
-picture_in_larger_buffer (GstVideoFormat format, gint width, gint height,
-    gint buffer_width, gint buffer_height, gint cx, gint cy,
-    GstBuffer ** picture)
-{
-  GstVideoInfo info, big_info;
-  GstVideoFrame fbig, fpic;
-  GstVideoCropMeta *crop;
-  GstBuffer *big;
-
-  gst_video_info_set_format (&info, format, width, height);
-  gst_video_info_set_format (&big_info, format, buffer_width, buffer_height);
-  big = random_frame (&big_info);
-  make_well_formed (big, &big_info);
-  *picture = gst_buffer_new_allocate (NULL, info.size, NULL);
-  fail_unless (gst_video_frame_map (&fbig, &big_info, big, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fpic, &info, *picture, GST_MAP_WRITE));
-  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
-    const RefImage from = component_image (&fbig, c);
-    const RefImage to = component_image (&fpic, c);
-    const gint x0 = cx >> GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, c);
-    const gint y0 = cy >> GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, c);
-    for (gint y = 0; y < to.height; y++)
-      for (gint x = 0; x < to.width; x++)
-        set_sample (&to, x, y, sample (&from, x0 + x, y0 + y));
-  }
-  gst_video_frame_unmap (&fbig);
-  gst_video_frame_unmap (&fpic);
-  gst_buffer_add_video_meta_full (big, GST_VIDEO_FRAME_FLAG_NONE, format,
-      buffer_width, buffer_height, GST_VIDEO_INFO_N_PLANES (&big_info),
-      big_info.offset, big_info.stride);
-  crop = gst_buffer_add_video_crop_meta (big);
-  crop->x = cx;
-  crop->y = cy;
-  crop->width = width;
-  crop->height = height;
-  return big;
-}
 
 /* out against the picture: no crop meta left, a frame of the caps' size,
  * and every sample outside the boxes the picture's exactly. */
@@ -646,36 +568,21 @@ GST_START_TEST (test_no_regions_across_memories)
     const MemoryPath *path = &memory_paths[k];
     g_autofree gchar *what = g_strdup_printf ("I420 37x23 %s, region=inside "
         "without regions", path->what);
-    GstBuffer *host, *in, *out, *host_out;
-    GstVideoFrame fin, fout;
     PathHarness ph;
+    Pushed p;
 
     if (path->cuda_in == path->cuda_out)
       continue;
     path_harness_start (&ph, path, "I420", 37, 23);
     gst_util_set_object_arg (G_OBJECT (ph.h->element), "kernel", "box");
     set_region (ph.h->element, FALSE);
-    host = random_frame (&ph.info);
-    in = path->cuda_in ? frame_to_cuda (&ph, host) :
-        gst_buffer_copy_deep (host);
-    out = gst_harness_push_and_pull (ph.h, in);
-    fail_unless (out != NULL, "%s: no output", what);
-    fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (out, 0)) ==
+    fail_unless (push_on_path (&ph, random_frame (&ph.info), what, &p) ==
         path->cuda_out, "%s: the output is in %s memory", what,
         path->cuda_out ? "system" : "CUDA");
-    host_out = path->cuda_out ? frame_from_cuda (&ph, out) :
-        gst_buffer_ref (out);
-    fail_unless (gst_video_frame_map (&fin, &ph.info, host, GST_MAP_READ));
-    fail_unless (gst_video_frame_map (&fout, &ph.info, host_out,
-            GST_MAP_READ));
     for (guint c = 0; c < 3; c++)
-      check_component (&fin, &fout, c, EXPECT_COPY, NULL, NULL,
+      check_component (&p.fin, &p.fout, c, EXPECT_COPY, NULL, NULL,
           REF_BORDER_CLAMP, what);
-    gst_video_frame_unmap (&fin);
-    gst_video_frame_unmap (&fout);
-    gst_buffer_unref (host_out);
-    gst_buffer_unref (out);
-    gst_buffer_unref (host);
+    pushed_release (&p);
     path_harness_stop (&ph);
   }
 }
@@ -684,6 +591,23 @@ GST_END_TEST;
 #endif
 
 /* ---- samples with bits beyond their depth ---- */
+
+/* cudaconv for 33x17 frames of format, which info receives, with m's
+ * filter under border, region=inside or outside. */
+static GstHarness *
+filter_harness (const gchar * format, const TestMatrix * m, RefBorder border,
+    gboolean outside, GstVideoInfo * info)
+{
+  g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,"
+      "width=33,height=17,framerate=30/1", format);
+  GstHarness *h = harness_new (caps);
+
+  gst_video_info_set_format (info, gst_video_format_from_string (format), 33,
+      17);
+  set_custom_filter (h->element, m, border, NULL);
+  set_region (h->element, outside);
+  return h;
+}
 
 /* Random frames whose deep samples keep their random bits above (LSB
  * aligned) or below (MSB aligned) the value, 0xa32e among them:
@@ -701,21 +625,16 @@ GST_START_TEST (test_deep_samples_kept)
   matrix_random (&m, 5, FALSE);
   for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
     for (gint outside = 0; outside < 2; outside++) {
-      g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,"
-          "width=33,height=17,framerate=30/1", formats[f]);
       g_autofree gchar *what = g_strdup_printf ("%s 33x17 region=%s "
           "region-boxes=\"%s\", samples with bits beyond their depth",
           formats[f], outside ? "outside" : "inside", text);
-      GstHarness *h = harness_new (caps);
       GstVideoInfo info;
+      GstHarness *h = filter_harness (formats[f], &m, REF_BORDER_CLAMP,
+          outside, &info);
       GstVideoFrame fin;
       GstBuffer *in;
       Pushed p;
 
-      gst_video_info_set_format (&info, gst_video_format_from_string
-          (formats[f]), 33, 17);
-      set_custom_filter (h->element, &m, REF_BORDER_CLAMP, NULL);
-      set_region (h->element, outside);
       g_object_set (h->element, "region-boxes", text, NULL);
       in = random_frame (&info);
       /* the review's sample, in a region and outside them */
@@ -762,19 +681,14 @@ GST_START_TEST (test_modes_without_regions)
   matrix_random (&m, 3, FALSE);
   for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
     for (gint outside = 0; outside < 2; outside++) {
-      g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,"
-          "width=33,height=17,framerate=30/1", formats[f]);
       g_autofree gchar *what = g_strdup_printf ("%s 33x17 region=%s "
           "without regions", formats[f], outside ? "outside" : "inside");
-      GstHarness *h = harness_new (caps);
       GstVideoInfo info;
+      GstHarness *h = filter_harness (formats[f], &m, REF_BORDER_MIRROR,
+          outside, &info);
       GstBuffer *in;
       Pushed p;
 
-      gst_video_info_set_format (&info, gst_video_format_from_string
-          (formats[f]), 33, 17);
-      set_custom_filter (h->element, &m, REF_BORDER_MIRROR, NULL);
-      set_region (h->element, outside);
       for (gint frame = 0; frame < 2; frame++) {
         push_frame (h, &info, NULL, &p);
         for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
