@@ -25,11 +25,6 @@
 #include <gst/cuda/gstcudabufferpool.h>
 #endif
 
-/* A rectangle of the frame in pixels */
-typedef struct {
-  gint x, y, w, h;
-} Box;
-
 /* A box reported by a meta: a ROI meta's type (or an analytics label) */
 typedef struct {
   const gchar *type;
@@ -200,7 +195,17 @@ element_channels (GstElement * conv)
 }
 
 /* Pushes in (NULL: a random frame) and checks what comes out, as
- * check_regions does */
+ * check_regions does; the frames stay in p for more checks */
+static void
+push_and_check_keep (GstHarness * h, const GstVideoInfo * info,
+    GstBuffer * in, const Oracle * o, const Box * boxes, guint n,
+    gboolean outside, const gchar * what, Pushed * p)
+{
+  push_frame (h, info, in, p);
+  check_regions (&p->fin, &p->fout, o, element_channels (h->element), boxes,
+      n, outside, what);
+}
+
 static void
 push_and_check (GstHarness * h, const GstVideoInfo * info, GstBuffer * in,
     const Oracle * o, const Box * boxes, guint n, gboolean outside,
@@ -208,9 +213,7 @@ push_and_check (GstHarness * h, const GstVideoInfo * info, GstBuffer * in,
 {
   Pushed p;
 
-  push_frame (h, info, in, &p);
-  check_regions (&p.fin, &p.fout, o, element_channels (h->element), boxes, n,
-      outside, what);
+  push_and_check_keep (h, info, in, o, boxes, n, outside, what, &p);
   pushed_release (&p);
 }
 
@@ -236,17 +239,6 @@ expected_boxes (const Roi * rois, guint n_rois, const Box * fixed,
   for (guint k = 0; k < n_fixed; k++)
     n += grow_and_clip (fixed[k], margin, width, height, &boxes[n]);
   return n;
-}
-
-static gchar *
-boxes_text (const Box * boxes, guint n)
-{
-  GString *s = g_string_new (NULL);
-
-  for (guint k = 0; k < n; k++)
-    g_string_append_printf (s, "%s%d,%d,%d,%d", k ? ";" : "", boxes[k].x,
-        boxes[k].y, boxes[k].w, boxes[k].h);
-  return g_string_free (s, FALSE);
 }
 
 /* One frame of format with the ROI metas and fixed boxes through the
@@ -1299,7 +1291,12 @@ GST_START_TEST (test_analytics_detections)
           70, 5, 9, 9}, 0.0, 97, 61, &boxes[n]);
       set_region (h->element, outside);
       g_object_set (h->element, "region-types", typed ? "plate" : NULL, NULL);
-      push_and_check (h, &info, in, &o, boxes, n, outside, typed ? "analytics, region-types=plate" : "analytics"); fail_unless (gst_buffer_get_meta (p.out, GST_ANALYTICS_RELATION_META_API_TYPE) != NULL, "the analytics meta was dropped");
+      push_and_check_keep (h, &info, in, &o, boxes, n, outside,
+          typed ? "analytics, region-types=plate" : "analytics", &p);
+      fail_unless (gst_buffer_get_meta (p.out,
+              GST_ANALYTICS_RELATION_META_API_TYPE) != NULL,
+          "the analytics meta was dropped");
+      pushed_release (&p);
       gst_buffer_unref (in);
     }
   g_free (m.text);
