@@ -7,12 +7,6 @@
 
 #include "cudaconv-kernel-types.h"
 
-#ifdef __CUDACC__
-#define CC_HOST_DEVICE __host__ __device__ __forceinline__
-#else
-#define CC_HOST_DEVICE static inline
-#endif
-
 /* Maps coordinate i of an axis of n samples to the sample that stands in for
  * it, or -1 when the ghost cell is zero. Works for any i, also when the filter
  * is wider than the plane (a 1x1 frame under a 31x31 filter). */

@@ -143,9 +143,10 @@ typedef enum {
   CC_SHAPE_BOX,
   /* pixelate, r <= CC_MAX_WIDE_RADIUS: the component is cut into blocks
    * of 2r+1 x 2r+1 samples from its first sample (those at the right and
-   * bottom edges smaller); every sample of a block becomes scale * (the sum
-   * of the block's samples) + offset. No ghost cells: the border policy
-   * does not apply. */
+   * bottom edges smaller); every sample of a block becomes
+   * cc_block_scale (scale, 2r+1, n) * (the sum of the block's n samples)
+   * + offset, scale being that of a whole block. No ghost cells: the
+   * border policy does not apply. */
   CC_SHAPE_BLOCKS
 } CcShape;
 
@@ -201,6 +202,26 @@ cc_filter_valid (const CcFilter *f)
     default:
       return 0;
   }
+}
+
+/* A function both the host and the device run (the border policies, the
+ * blocks' scale), so that the back ends agree to the bit */
+#ifdef __CUDACC__
+#define CC_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define CC_HOST_DEVICE static inline
+#endif
+
+/* The scale of a CC_SHAPE_BLOCKS block of n samples, scale being that of
+ * a whole block of side x side: a block cut short by the component's edge
+ * holds only its real samples, so each weighs side^2 / n times as much
+ * (a pixelated edge keeps its brightness). Every back end and the tests'
+ * reference compute it so, to the bit. */
+CC_HOST_DEVICE double
+cc_block_scale (double scale, int side, int n)
+{
+  return n == side * side ? scale :
+      scale * (double) (side * side) / (double) n;
 }
 
 static inline int

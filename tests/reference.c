@@ -228,7 +228,14 @@ ref_blocks (const RefImage * in, int radius, double scale, double offset,
       for (int y = by; y < by + side && y < h; y++)
         for (int x = bx; x < bx + side && x < w; x++)
           s += (uint64_t) sample_at (in, x, y);
-      double v = (double) s * scale + offset;
+      /* the real samples of a block cut short by the edge, whose mean it
+       * takes: scale is a whole block's */
+      const int bw = bx + side < w ? side : w - bx;
+      const int bh = by + side < h ? side : h - by;
+      const int n = bw * bh;
+      const double block_scale = n == side * side ? scale :
+          scale * (double) (side * side) / (double) n;
+      double v = (double) s * block_scale + offset;
       const uint32_t o = rounded (v, ref_max_value (in));
       for (int y = by; y < by + side && y < h; y++)
         for (int x = bx; x < bx + side && x < w; x++)

@@ -40,8 +40,10 @@ void ref_convolve (const RefImage * in, const double *weights,
  *   y + i - r)) + offset, i and j in 0 .. 2r;
  * ref_box: v = S * scale + offset, S the integer sum of the (2r+1)^2
  *   samples around (x, y), ghost cells by the border;
- * ref_blocks: v = S * scale + offset, S the integer sum of the 2r+1 square
- *   block, counted from (0, 0), that holds (x, y) (edge blocks smaller). */
+ * ref_blocks: v = S * scale * (2r+1)^2 / n + offset, S the integer sum of
+ *   the n samples of the 2r+1 square block, counted from (0, 0), that
+ *   holds (x, y) (edge blocks smaller: their mean); scale as given for a
+ *   whole block. */
 void ref_wide (const RefImage * in, int radius, const double *col,
     const double *row, double centre, double offset, RefBorder border,
     uint32_t * out);

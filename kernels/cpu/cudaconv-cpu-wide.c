@@ -469,7 +469,8 @@ wide_columns (void *data, int task)
 }
 
 /* Blocks: per band of block rows, column sums over the block's rows, then
- * each block's sum, scaled, into every sample of the block */
+ * each block's sum, scaled by its own count, into every sample of the
+ * block */
 static void
 blocks_band (void *data, int band)
 {
@@ -502,9 +503,11 @@ blocks_band (void *data, int band)
       for (int x = x0; x < x1; x++)
         s += cols[x];
       sums[bx] = s;
+      /* an edge block is the mean of the samples it holds */
+      scale_sums (&vals[bx], &sums[bx], 1, cc_block_scale (f->scale, side,
+              (x1 - x0) * (y1 - y0)), f->offset, max_value (dst),
+          dst->sample == CC_SAMPLE_U8);
     }
-    scale_sums (vals, sums, blocks_x, f->scale, f->offset, max_value (dst),
-        dst->sample == CC_SAMPLE_U8);
     for (int x = 0; x < w; x++)
       row[x] = vals[x / side];
     for (int y = y0; y < y1; y++)

@@ -1,7 +1,7 @@
 /* cudaconv: CC_SHAPE_BLOCKS (pixelate), one pass: each block of 2r+1 x
  * 2r+1 samples from the component's first (smaller at the right and bottom
- * edges) becomes scale * the exact sum of its values + offset, everywhere
- * in it.
+ * edges) becomes its scale (cc_block_scale: the mean of its real samples)
+ * times the exact sum of its values, + offset, everywhere in it.
  *  - blocks of up to BlockMeanTuning::THREAD_AREA samples (r <= 1): a
  *    thread per block, which reads and writes it alone;
  *  - larger ones: a block of threads per block (at most MAX_THREADS, at
@@ -40,7 +40,8 @@ block_mean_small (ComponentArgs src, ComponentArgs dst, BlockGrid g,
   for (int y = y0; y < y1; y++)
     for (int x = x0; x < x1; x++)
       s += load_value<T> (src, x, y, shift);
-  const unsigned v = scale_exact (s, scale, offset, max_value);
+  const unsigned v = scale_exact (s, cc_block_scale (scale, g.side,
+          (x1 - x0) * (y1 - y0)), offset, max_value);
   for (int y = y0; y < y1; y++)
     for (int x = x0; x < x1; x++)
       store_value<T> (dst, x, y, v, shift);
@@ -70,7 +71,8 @@ block_mean_shared (ComponentArgs src, ComponentArgs dst, BlockGrid g,
   s = 0;
   for (int k = 0; k < (int) (blockDim.x >> 5); k++)
     s += warp_sums[k];
-  const unsigned v = scale_exact (s, scale, offset, max_value);
+  const unsigned v = scale_exact (s, cc_block_scale (scale, g.side, n),
+      offset, max_value);
   for (int k = threadIdx.x; k < n; k += blockDim.x) {
     const int y = k / w;
     store_value<T> (dst, x0 + k - y * w, y0 + y, v, shift);

@@ -534,6 +534,247 @@ GST_START_TEST (test_word_packed)
 
 GST_END_TEST;
 
+/* A harness running kernel=pixelate at radius on format at width x
+ * height, and the frames' info. */
+static GstHarness *
+pixelate_harness (const gchar * format, gint width, gint height,
+    gint radius, GstVideoInfo * info)
+{
+  g_autofree gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+      "height=%d,framerate=30/1", format, width, height);
+  GstHarness *h = harness_new (caps);
+
+  gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "pixelate");
+  g_object_set (h->element, "radius", radius, NULL);
+  gst_video_info_set_format (info, gst_video_format_from_string (format),
+      width, height);
+  return h;
+}
+
+/* A value well inside a depth's range (3/11, 5/11, 7/11 and 9/11 of it),
+ * different for each component, so that a swap of components shows. */
+static guint
+flat_value (gint depth, guint c)
+{
+  return ((1u << depth) - 1) * (2 * c + 3) / 11;
+}
+
+/* A frame whose every component holds one value comes out the same
+ * under pixelate: the mean of a constant is that constant, also in the
+ * blocks the right and bottom edges cut short (divided by the full
+ * (2r+1)^2 they would fall toward 0). The bytes outside the components
+ * (x bytes, row padding) stay random. */
+static void
+check_flat_pixelate (const gchar * format, gint width, gint height,
+    gint radius)
+{
+  GstVideoInfo info;
+  GstHarness *h = pixelate_harness (format, width, height, radius, &info);
+  GstBuffer *in = random_frame (&info);
+  GstVideoFrame f;
+  Pushed p;
+
+  fail_unless (gst_video_frame_map (&f, &info, in, GST_MAP_WRITE));
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+    const RefImage im = component_image (&f, c);
+    for (gint y = 0; y < im.height; y++)
+      for (gint x = 0; x < im.width; x++)
+        set_sample (&im, x, y, flat_value (im.depth, c) << im.shift);
+  }
+  gst_video_frame_unmap (&f);
+  push_frame (h, &info, in, &p);
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+    const RefImage dst = component_image (&p.fout, c);
+    const guint want = flat_value (dst.depth, c);
+    for (gint y = 0; y < dst.height; y++)
+      for (gint x = 0; x < dst.width; x++) {
+        const guint got = sample (&dst, x, y);
+        if (got != want << dst.shift)
+          fail ("pixelate of a flat %s %dx%d, radius %d: component %u "
+              "(%dx%d) at %d,%d is %u (raw 0x%x), expected %u", format,
+              width, height, radius, c, dst.width, dst.height, x, y,
+              got >> dst.shift, got, want);
+      }
+  }
+  pushed_release (&p);
+  gst_buffer_unref (in);
+  harness_teardown (h);
+}
+
+/* check_flat_pixelate for the word-packed formats, which component_image
+ * does not describe: the frame is packed and read back by GStreamer's own
+ * pack and unpack functions (10-bit values, 2-bit alpha). */
+static void
+check_flat_pixelate_word_packed (const gchar * format, gint width,
+    gint height, gint radius)
+{
+  GstVideoInfo info;
+  GstHarness *h = pixelate_harness (format, width, height, radius, &info);
+  const GstVideoFormatInfo *finfo = info.finfo;
+  GstBuffer *in = random_frame (&info);
+  /* pack takes a v210 group of six pixels whole */
+  guint16 *line = g_new (guint16, 4 * (gsize) (width + 6));
+  GstVideoFrame f;
+  Unpacked u;
+  Pushed p;
+
+  /* AYUV64 or ARGB64, the values at the top of their 16 bits */
+  for (gint x = 0; x < width + 6; x++) {
+    line[4 * x] = flat_value (2, 3) << 14;
+    for (guint c = 0; c < 3; c++)
+      line[4 * x + c + 1] = flat_value (10, c) << 6;
+  }
+  fail_unless (gst_video_frame_map (&f, &info, in, GST_MAP_WRITE));
+  for (gint y = 0; y < height; y++)
+    finfo->pack_func (finfo, 0, line, 0, f.data, f.info.stride,
+        GST_VIDEO_CHROMA_SITE_UNKNOWN, y, width);
+  gst_video_frame_unmap (&f);
+  g_free (line);
+  push_frame (h, &info, in, &p);
+  unpacked_from_frame (&p.fout, &u);
+  for (guint c = 0; c < u.n; c++) {
+    const guint want = flat_value (c == 3 ? 2 : 10, c);
+    for (gint y = 0; y < height; y++)
+      for (gint x = 0; x < width; x++) {
+        const guint got = u.c[c][y * width + x];
+        if (got != want)
+          fail ("pixelate of a flat %s %dx%d, radius %d: component %u at "
+              "pixel %d,%d is %u, expected %u", format, width, height,
+              radius, c, x, y, got, want);
+      }
+  }
+  unpacked_clear (&u);
+  pushed_release (&p);
+  gst_buffer_unref (in);
+  harness_teardown (h);
+}
+
+/* The block of component im, blocks of side x side from its first
+ * sample, that starts at x0, y0: its end (cut by the edge) and its sum. */
+static guint
+block_sum (const RefImage * im, gint side, gint x0, gint y0, gint * x1,
+    gint * y1)
+{
+  guint s = 0;
+
+  *x1 = MIN (x0 + side, im->width);
+  *y1 = MIN (y0 + side, im->height);
+  for (gint y = y0; y < *y1; y++)
+    for (gint x = x0; x < *x1; x++)
+      s += sample (im, x, y);
+  return s;
+}
+
+/* Makes the sum of every block of an even number of samples fall half way
+ * between two multiples of that number (a tie of the rounding) by moving
+ * the block's first sample, up or down as its 8 bits allow (a block holds
+ * fewer than 255 samples here). Whole blocks, of (2r+1)^2, are odd. */
+static void
+make_ties (GstBuffer * in, const GstVideoInfo * info, gint side)
+{
+  GstVideoFrame f;
+
+  fail_unless (gst_video_frame_map (&f, info, in, GST_MAP_WRITE));
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    const RefImage im = component_image (&f, c);
+    for (gint y0 = 0; y0 < im.height; y0 += side)
+      for (gint x0 = 0; x0 < im.width; x0 += side) {
+        gint x1, y1;
+        const guint s = block_sum (&im, side, x0, y0, &x1, &y1);
+        const guint n = (x1 - x0) * (y1 - y0);
+        const guint up = (n / 2 + n - s % n) % n;
+        const guint first = sample (&im, x0, y0);
+        if (n % 2)
+          continue;
+        set_sample (&im, x0, y0, first + up <= 255 ? first + up :
+            first + up - n);
+      }
+  }
+  gst_video_frame_unmap (&f);
+}
+
+/* A random 8-bit frame of format at 37x23 through pixelate at radius:
+ * every sample of every block of every component is the block's exact
+ * mean, rounded half up, (sum + n / 2) / n over the n real samples it
+ * holds, computed here from the input. Whole blocks are checked first,
+ * over the whole frame: they were right before edge blocks took the mean
+ * of their real samples, so a mismatch there would say the rounding
+ * expected here is not the element's. ties makes the even edge blocks'
+ * means end in .5, where rounding half up and its neighbours differ. */
+static void
+check_block_means (const gchar * format, gint radius, gboolean ties)
+{
+  const gint width = 37, height = 23, side = 2 * radius + 1;
+  GstVideoInfo info;
+  GstHarness *h = pixelate_harness (format, width, height, radius, &info);
+  GstBuffer *in = random_frame (&info);
+  Pushed p;
+
+  if (ties)
+    make_ties (in, &info, side);
+  push_frame (h, &info, in, &p);
+  for (gint edges = 0; edges < 2; edges++)
+    for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+      const RefImage src = component_image (&p.fin, c);
+      const RefImage dst = component_image (&p.fout, c);
+      for (gint y0 = 0; y0 < src.height; y0 += side)
+        for (gint x0 = 0; x0 < src.width; x0 += side) {
+          gint x1, y1;
+          const guint s = block_sum (&src, side, x0, y0, &x1, &y1);
+          const guint n = (x1 - x0) * (y1 - y0);
+          const guint want = (s + n / 2) / n;
+          if ((n != (guint) (side * side)) != edges)
+            continue;
+          for (gint y = y0; y < y1; y++)
+            for (gint x = x0; x < x1; x++) {
+              const guint got = sample (&dst, x, y);
+              if (got != want)
+                fail ("pixelate of a random %s %dx%d, radius %d%s: "
+                    "component %u (%dx%d) at %d,%d is %u, expected %u, the "
+                    "mean of the %s block at %d,%d (%u samples, sum %u)",
+                    format, width, height, radius, ties ? " (ties)" : "", c,
+                    src.width, src.height, x, y, got, want,
+                    edges ? "edge" : "whole", x0, y0, n, s);
+            }
+        }
+    }
+  pushed_release (&p);
+  gst_buffer_unref (in);
+  harness_teardown (h);
+}
+
+/* Pixelate's blocks cut short by the right and bottom edges hold only
+ * their real samples (README): flat frames of every format stay flat at
+ * sizes that are no multiple of the block (41x29) and smaller than it
+ * (13x7), and random 8-bit frames, luma and 4:2:0 chroma (blocks in chroma
+ * samples), take each block's exact mean. */
+GST_START_TEST (test_pixelate_edge_blocks)
+{
+  static const gint radii[] = { 2, 12 };
+  static const gint sizes[][2] = { {41, 29}, {13, 7} };
+  static const gchar *word_packed[] = { "v210", "Y410", "RGB10A2_LE",
+    "BGR10A2_LE"
+  };
+  static const gchar *random_formats[] = { "GRAY8", "I420" };
+  static const gint random_radii[] = { 2, 5 };
+
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (guint k = 0; k < G_N_ELEMENTS (radii); k++) {
+      for (guint f = 0; f < n_all_formats; f++)
+        check_flat_pixelate (all_formats[f], sizes[s][0], sizes[s][1],
+            radii[k]);
+      for (guint f = 0; f < G_N_ELEMENTS (word_packed); f++)
+        check_flat_pixelate_word_packed (word_packed[f], sizes[s][0],
+            sizes[s][1], radii[k]);
+    }
+  for (guint f = 0; f < G_N_ELEMENTS (random_formats); f++)
+    for (guint k = 0; k < G_N_ELEMENTS (random_radii); k++)
+      for (gint ties = 0; ties < 2; ties++)
+        check_block_means (random_formats[f], random_radii[k], ties);
+}
+
+GST_END_TEST;
+
 static void
 add_tests (TCase * tc)
 {
@@ -549,6 +790,7 @@ add_tests (TCase * tc)
   tcase_add_test (tc, test_interlaced_fields);
   tcase_add_test (tc, test_alternate_fields);
   tcase_add_test (tc, test_word_packed);
+  tcase_add_test (tc, test_pixelate_edge_blocks);
 }
 
 const ElementTopic element_topic = { "formats", add_tests, NULL };
