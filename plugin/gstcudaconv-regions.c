@@ -1,6 +1,7 @@
 /* cudaconv: the regions of each frame the element filters in or around
  * (region=inside or outside): collected from the buffer and the
- * settings, and the filter of each (see gstcudaconv.h). */
+ * settings, the filter of each, and what they cover of the frame (see
+ * gstcudaconv.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -68,4 +69,27 @@ gst_cudaconv_frame_regions (GstCudaConv * self, GstBuffer * inbuf)
     const CcFilter *f = region_radius_filter (self, &self->regions.rects[k]);
     self->region_filters[k] = f ? f : &self->filter;
   }
+}
+
+gboolean
+gst_cudaconv_nothing_to_hide (GstCudaConv * self, GstBuffer * inbuf)
+{
+  CudaConvCropKind crop;
+
+  if (self->regions.n > 0 || self->in_cuda_memory != self->out_cuda_memory)
+    return FALSE;
+  /* a picture in a larger buffer is applied on the way out, and a crop the
+   * frame check refuses is dropped with a warning */
+  crop = cudaconv_frame_crop_kind (&self->layout.info, inbuf);
+  return crop == CUDACONV_CROP_NONE || crop == CUDACONV_CROP_INSIDE;
+}
+
+const CudaConvCoverage *
+gst_cudaconv_frame_coverage (GstCudaConv * self, CcBorder border)
+{
+  if (!cudaconv_plan_has_regions (&self->plan))
+    return NULL;
+  cudaconv_coverage_build (self->coverage, &self->plan, &self->regions,
+      self->region_filters, border);
+  return self->coverage;
 }

@@ -494,7 +494,6 @@ frame_job (GstCudaConv * self, CudaConvJob * job)
   job->filter = &self->filter;
   job->border = (CcBorder) self->job_settings.border;
   job->plan = &self->plan;
-  job->coverage = NULL;
   job->region_filters = self->region_filters;
   job->in_place = FALSE;
 }
@@ -514,11 +513,7 @@ frame_buffer (GstCudaConv * self, CudaConvJob * job, GstBuffer * inbuf,
     const CudaConvCrop * crop)
 {
   cudaconv_plan_set_buffer (&self->plan, inbuf, crop, region_mode (self));
-  if (!cudaconv_plan_has_regions (&self->plan))
-    return;
-  cudaconv_coverage_build (self->coverage, &self->plan, &self->regions,
-      self->region_filters, job->border);
-  job->coverage = self->coverage;
+  job->coverage = gst_cudaconv_frame_coverage (self, job->border);
 }
 
 /* Drops the frames in flight after the back end failed and says why. */
@@ -614,20 +609,6 @@ pass_through (GstCudaConv * self, GstBuffer * inbuf, GstBuffer ** outbuf)
   return GST_FLOW_OK;
 }
 
-/* Whether passing on a frame that has nothing to filter gives what
- * filtering it would: not where the pads negotiated different memory, nor
- * where its crop is a picture in a larger buffer (which the output
- * applies) or one the frame check refuses. */
-static gboolean
-leaves_as_it_came (GstCudaConv * self, GstBuffer * inbuf)
-{
-  const CudaConvCropKind crop = cudaconv_frame_crop_kind (&self->layout.info,
-      inbuf);
-
-  return self->in_cuda_memory == self->out_cuda_memory
-      && (crop == CUDACONV_CROP_NONE || crop == CUDACONV_CROP_INSIDE);
-}
-
 /* Every buffer that is not passed through comes here, in place of
  * GstVideoFilter's transform (which pushes an unwritten output buffer when
  * it cannot map a frame): check the input, map it, take and map an output
@@ -659,9 +640,8 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   mode = region_mode (self);
   if (mode != CUDACONV_REGION_MODE_FRAME) {
     gst_cudaconv_frame_regions (self, inbuf);
-    /* nothing to hide in this frame */
-    if (mode == CUDACONV_REGION_MODE_INSIDE && self->regions.n == 0
-        && leaves_as_it_came (self, inbuf))
+    if (mode == CUDACONV_REGION_MODE_INSIDE
+        && gst_cudaconv_nothing_to_hide (self, inbuf))
       return pass_through (self, inbuf, outbuf);
   }
   /* a writable buffer filtered in its regions only is its own output: the

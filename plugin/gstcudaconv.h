@@ -118,6 +118,14 @@ gboolean gst_cudaconv_decide_allocation (GstBaseTransform * trans,
  * into self->regions, with the filter of each in self->region_filters; a
  * bad box is left out and said once on the bus. */
 void gst_cudaconv_frame_regions (GstCudaConv * self, GstBuffer * inbuf);
+/* Under region=inside, whether the frame goes on as it came: it has no
+ * region, and passing it on gives what filtering it would (both pads in
+ * one kind of memory, no crop of a picture in a larger buffer). */
+gboolean gst_cudaconv_nothing_to_hide (GstCudaConv * self, GstBuffer * inbuf);
+/* What the regions cover of the frame self->plan was set for, built into
+ * self->coverage; NULL where the plan has no regions. */
+const CudaConvCoverage *gst_cudaconv_frame_coverage (GstCudaConv * self,
+    CcBorder border);
 
 /* gstcudaconv-settings.c: the properties, and the filter the settings
  * make; refusals are reported once (see reject_setting there). */
