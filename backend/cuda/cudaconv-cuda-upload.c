@@ -10,12 +10,11 @@
 /* The input's plane p, or its copy in the slot's pinned staging where the
  * device cannot read it directly. */
 static const guint8 *
-readable_plane (FrameSlot * slot, guint p,
-    gsize row_bytes, gint rows, gsize * pitch)
+readable_plane (FrameSlot * slot, guint p, gsize row_bytes, gint rows,
+    gsize * pitch)
 {
   const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (&slot->in, p);
   guint8 *staged = slot->staging_in + slot->planes[p].staging_offset;
-
   const GstVideoRectangle all = { 0, 0, (gint) row_bytes, rows };
 
   *pitch = GST_VIDEO_FRAME_PLANE_STRIDE (&slot->in, p);
@@ -56,8 +55,9 @@ upload_planes (CudaBackend * cuda, FrameSlot * slot, GError ** error)
     if (route->foreign_in) {
       src = GST_VIDEO_FRAME_PLANE_DATA (&slot->in, p);
       src_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (&slot->in, p);
-    } else
+    } else {
       src = readable_plane (slot, p, pl->row_bytes, pl->rows, &src_pitch);
+    }
     if (!CUDACONV_CHECK (cudaMemcpy2DAsync (dp->in, dp->in_pitch, src,
                 src_pitch, pl->row_bytes, pl->rows, route->foreign_in ?
                 cudaMemcpyDefault : cudaMemcpyHostToDevice, slot->stream),
