@@ -1,8 +1,9 @@
 /* cudaconv: a process-wide pool of worker threads for the CPU back end.
  *
  * Starting threads for every plane of every frame cost more than filtering a
- * small plane; these workers start once and sleep on a condition variable
- * between jobs. */
+ * small plane; these workers start once and sleep between jobs. A job wakes
+ * only the threads it is worth (cc_cpu_pool_threads): one woken for too
+ * little work costs more than it saves. */
 #ifndef CUDACONV_CPU_POOL_H
 #define CUDACONV_CPU_POOL_H
 
@@ -12,12 +13,33 @@ extern "C" {
 
 #define CC_CPU_MAX_THREADS 64
 
+/* The least work worth a thread of its own, in nanoseconds of one core:
+ * of the order of a wake-up, the time a sleeping worker takes to start
+ * (25 to 100 us on a virtual machine of 2 cores, cudaconv-cpu-pool.c), so
+ * that the work a thread takes over outweighs its start */
+#define CC_CPU_MIN_TASK_NS 50000.0
+
 typedef void (*CcPoolTask) (void *data, int index);
 
+/* How many threads a job of work_ns nanoseconds of one core's work is
+ * worth, at most n_threads (and CC_CPU_MAX_THREADS, and the CPUs the
+ * process may run on): one per CC_CPU_MIN_TASK_NS of it, at least 1.
+ * Callers estimate work_ns from their samples and a cost per sample,
+ * measured, and cut the job into that many parts. */
+int cc_cpu_pool_threads (double work_ns, int n_threads);
+
+/* With on 0, cc_cpu_pool_threads gives every job n_threads (at most
+ * CC_CPU_MAX_THREADS) whatever its work and the CPUs: for tests, so that
+ * small planes are cut into as many parts as they ask for. On by default;
+ * not to be changed while jobs run. */
+void cc_cpu_pool_size_by_work (int on);
+
 /* Runs task (data, i) for every i in [0, n) on up to n threads, the calling
- * thread included, and returns when all have finished. Calls from several
- * threads take turns. Returns 0, or an errno value when no worker could be
- * started (the calling thread then ran every task itself). */
+ * thread included, and returns when all have finished; no more threads
+ * than the CPUs the process may run on take part, so n may exceed them.
+ * Calls from several threads take turns (but for n = 1, which runs on the
+ * caller). Returns 0, or an errno value when no worker could be started
+ * (the calling thread then ran every task itself). */
 int cc_cpu_pool_run (int n, CcPoolTask task, void *data);
 
 #ifdef __cplusplus
