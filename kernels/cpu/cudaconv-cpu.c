@@ -307,6 +307,19 @@ convolve_band (void *data, int band)
   free (store);
 }
 
+/* The job's work in nanoseconds of one core, for the pool to size it:
+ * (4 + multiply-adds per sample) / 16 ns a sample, measured on 1080p
+ * planes (AMD EPYC, AVX2: 0.87 ns at 10 multiply-adds, the separable r2
+ * box, and 4.1 at 62, the separable r15 gaussian) */
+static double
+job_ns (const CcComponent *src, const CcFilter *f, int lanes)
+{
+  const double side = 2 * f->radius + 1;
+  const double madds = cc_filter_is_separable (f) ? 2.0 * side :
+      (f->response == CC_RESPONSE_MAGNITUDE ? 2.0 : 1.0) * side * side;
+  return (double) src->width * lanes * src->height * (4.0 + madds) / 16.0;
+}
+
 static int
 convolve (const CcComponent *src, const CcComponent *dst,
     const CcFilter *filter, CcBorder border, int n_threads, int lanes)
@@ -334,9 +347,7 @@ convolve (const CcComponent *src, const CcComponent *dst,
   }
 
   Job job = { src, dst, filter, border, lanes, 1, { 0 } };
-  job.n_bands = n_threads < 1 ? 1 : n_threads;
-  if (job.n_bands > CC_CPU_MAX_THREADS)
-    job.n_bands = CC_CPU_MAX_THREADS;
+  job.n_bands = cc_cpu_pool_threads (job_ns (src, filter, lanes), n_threads);
   if (job.n_bands > src->height / MIN_ROWS_PER_BAND)
     job.n_bands = src->height / MIN_ROWS_PER_BAND > 0 ?
         src->height / MIN_ROWS_PER_BAND :

@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "harness.h"
+#ifndef KERNELS_CUDA
+#include "cudaconv-cpu-pool.h"
+#endif
 
 #ifdef KERNELS_CUDA
 const Variant variants[] = {
@@ -480,6 +483,11 @@ main (void)
         e != cudaSuccess ? cudaGetErrorString (e) : "none found");
     return 77;
   }
+#else
+  /* every job cut into as many bands as the threads a test asks for,
+   * however small the plane and however few the machine's cores: so that
+   * the tests cross band edges */
+  cc_cpu_pool_size_by_work (0);
 #endif
   ref_rng_seed (&rng, ref_test_seed ());
   run_topic (&rng);

@@ -3,7 +3,8 @@
  * sums and block means (from radius 0), at every radius of radii_wide and
  * radii_sums, under every border, on 8-, 16- and 10-bit planes; wide
  * within 1 of the double reference, box and blocks exactly (and, on the
- * CPU, every component of a pixel at once).
+ * CPU, every component of a pixel at once, and the box cut into bands for
+ * 1 to 64 threads).
  * The CUDA build checks at the end that each of their families ran at
  * each of those radii, under every border, at 8 and 16 bits. */
 #include <math.h>
@@ -199,6 +200,109 @@ test_shape_pixels (RefRng * rng)
 }
 #endif
 
+#ifndef KERNELS_CUDA
+/* Samples of the output whose value (raw >> shift) is not ref's, or whose
+ * padding bits are set */
+static int
+values_off (const Image * im, const uint32_t * ref)
+{
+  int off = 0;
+
+  for (int y = 0; y < im->height; y++)
+    for (int x = 0; x < im->width; x++) {
+      const unsigned char *p = im->out + y * im->pitch +
+          ((size_t) x * im->pixel_stride + im->channel) * im->bytes;
+      const unsigned raw = im->bytes == 1 ? p[0] : (unsigned) (p[0] | p[1]
+          << 8);
+      off += (raw & ((1u << im->shift) - 1u)) != 0
+          || raw >> im->shift != ref[(size_t) y * im->width + x];
+    }
+  return off;
+}
+
+/* Bytes of the output other than the channel's samples that are no longer
+ * POISON (row padding, the pixels' other samples) */
+static size_t
+stray_bytes (const Image * im)
+{
+  const size_t row_bytes = (size_t) im->width * im->pixel_stride * im->bytes;
+  size_t stray = 0;
+
+  for (size_t i = 0; i < im->pitch * im->height; i++) {
+    const size_t in_row = i % im->pitch;
+    const int ours = in_row < row_bytes
+        && (int) (in_row / im->bytes % im->pixel_stride) == im->channel;
+    stray += !ours && im->out[i] != POISON;
+  }
+  return stray;
+}
+
+/* The CPU box in bands: each band of rows starts its own window of column
+ * sums, so each band edge is checked, exactly against the reference, with
+ * the job cut into as many bands as threads asked for (main() turns the
+ * pool's sizing by work off): bands of at least max(8, (2r+1) / 8) rows,
+ * else as many as the threads. Radii 1 to 127 (bands of 8 rows up to r35,
+ * of (2r+1) / 8 rows above), a plane of one sample, odd widths, heights
+ * and widths below the radius, components of 2-, 3- and 4-sample pixels;
+ * 8-, 16- and 10-bit << 6 samples; every border; 1, 2, 3, 16 and 64
+ * threads. */
+static void
+test_box_bands (RefRng * rng)
+{
+  static const struct {
+    int width, height, pixel_stride, channel;
+  } planes[] = { {1, 1, 1, 0}, {7, 3, 1, 0}, {33, 70, 2, 1}, {130, 17, 1, 0},
+  {129, 300, 3, 2}, {40, 257, 4, 0}
+  };
+  static const int radii[] = { 1, 2, 16, 17, 63, 127 };
+  static const int threads[] = { 1, 2, 3, 16, 64 };
+  static CcFilter f;
+
+  for (size_t p = 0; p < sizeof (planes) / sizeof (planes[0]); p++) {
+    for (int kind = 0; kind < 3; kind++) {
+      /* 8-bit, 16-bit, P010-like 10 bits << 6 */
+      Image im;
+      uint32_t *ref;
+      image_init (&im, rng, planes[p].width, planes[p].height, kind ? 2 : 1,
+          planes[p].pixel_stride, planes[p].channel, (RowLayout) (p % 3));
+      if (kind == 2)
+        image_set_bits (&im, 10, 6);
+      ref = malloc (sizeof (uint32_t) * im.width * im.height);
+      for (size_t k = 0; k < sizeof (radii) / sizeof (radii[0]); k++) {
+        shape_filter (rng, CC_SHAPE_BOX, radii[k], &f);
+        for (int b = 0; b < 4; b++) {
+          RefImage rim = ref_image (&im);
+          ref_box (&rim, f.radius, f.scale, f.offset, (RefBorder) b, ref);
+          for (size_t t = 0; t < sizeof (threads) / sizeof (threads[0]); t++) {
+            CcComponent src = channel_of (&im, im.in);
+            CcComponent dst = channel_of (&im, im.out);
+            int rc, off = 0;
+            size_t stray = 0;
+            memset (im.out, POISON, im.pitch * im.height);
+            n_cases++;
+            rc = cc_cpu_convolve (&src, &dst, &f, (CcBorder) b, threads[t]);
+            if (rc == 0) {
+              off = values_off (&im, ref);
+              stray = stray_bytes (&im);
+            }
+            if (rc != 0 || off || stray) {
+              n_failed++;
+              printf ("FAIL box bands %dx%d stride %d %s r%d border %s, %d "
+                  "threads: rc %d, %d samples off, %zu stray bytes\n",
+                  im.width, im.height, im.pixel_stride, kind == 0 ?
+                  "8-bit" : kind == 1 ? "16-bit" : "10-bit << 6", f.radius,
+                  border_names[b], threads[t], rc, off, stray);
+            }
+          }
+        }
+      }
+      free (ref);
+      image_clear (&im);
+    }
+  }
+}
+#endif
+
 #ifdef KERNELS_CUDA
 /* Every family of the wide shapes ran, and passed, at each of its radii
  * among those above, under every border, at 8 and 16 bits. */
@@ -215,6 +319,7 @@ run_topic (RefRng * rng)
   RUN (test_wide_shapes, rng);
 #ifndef KERNELS_CUDA
   RUN (test_shape_pixels, rng);
+  RUN (test_box_bands, rng);
 #else
   RUN (test_family_coverage);
 #endif
