@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The GPU machine's whole check in one device call: every meson test of the
+# build and every compute-sanitizer run of tools/gpu-run.sh (memcheck and
+# racecheck over each kernel topic and the frame graphs, memcheck over each
+# element topic on the CUDA backend, CUDACONV_TEST_QUICK=1) as a job of its
+# own, JOBS at a time, the longest first, each cut at LIMIT seconds: most
+# of it fits one device call (README.md says how much did), where
+# tools/gpu-run.sh's parts one after another take several. Tests run
+# without meson through the bundle's
+# run-meson-tests.py (that machine has none); the tests that may skip there
+# are tools/gpu-run.sh's.
+#   tools/gpu-check.sh [JOBS] [LIMIT]     (defaults: the CPUs, 540)
+# Logs go to $OUT/check (or out/gpu/check); summaries to $OUT/suite.txt
+# and $OUT/sanitizers.txt; exits 1 if a test failed, timed out, was not
+# run or skipped where it may not, or a sanitizer run did not end clean.
+# CUDACONV_BUILD_DIR and CUDACONV_GST_BUNDLE as for tools/gpu-run.sh.
+set -uo pipefail
+jobs=${1:-$(nproc)}
+limit=${2:-540}
+out=${OUT:-out/gpu}
+build=${CUDACONV_BUILD_DIR:-build}
+bundle=${CUDACONV_GST_BUNDLE:-.gst}
+logs=$out/check
+mkdir -p "$logs"
+# shellcheck disable=SC1091
+source "$bundle/env.sh"
+export GST_PLUGIN_PATH_1_0=$PWD/$build/plugin
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+gpus=$(nvidia-smi -L | grep -c '^GPU')
+
+# one line a job: "test NAME", "kernels TOOL PROGRAM" or "element PROGRAM"
+list=$logs/jobs.txt
+python3 - "$build" >"$list" <<'EOF'
+import glob, json, os, sys
+build = sys.argv[1]
+tests = [t["name"] for t in json.load(open(os.path.join(build, "meson-info", "intro-tests.json")))]
+programs = lambda pattern: sorted(p for p in glob.glob(os.path.join(build, "tests", pattern)) if os.path.isfile(p))
+kernels = programs("test-kernels-cuda-*") + programs("test-frame-graph")
+elements = programs("test-element-cuda-*") + programs("test-element-multi-gpu")
+# the longest, measured on an H200 beside the others: sanitizers of the
+# largest kernel topics, the element formats, the long kernel tests
+slow = ["kernels-cuda-convolve", "element-cuda-formats", "kernels-cpu-convolve", "kernels-cuda-samples"]
+first = []
+for name in slow:
+    first += ["kernels %s %s" % (tool, p) for p in kernels if p.endswith(name) for tool in ("racecheck", "memcheck")]
+    first += ["element " + p for p in elements if p.endswith(name)]
+    first += ["test " + name] if name in tests else []
+rest = ["kernels %s %s" % (tool, p) for p in kernels for tool in ("racecheck", "memcheck")]
+rest += ["element " + p for p in elements] + ["test " + t for t in tests]
+print("\n".join(first + [j for j in rest if j not in first]))
+EOF
+
+# a job's line split into its words; called by xargs below
+# shellcheck disable=SC2086,SC2317
+job() {
+  set -- $1
+  case $1 in
+    test)
+      python3 "$bundle/run-meson-tests.py" "$build" "$2" >"$logs/test-$2.txt" 2>&1 ;;
+    kernels)
+      local name=${3##*/}
+      CUDACONV_TEST_QUICK=1 timeout "$limit" compute-sanitizer --tool "$2" \
+        --error-exitcode 99 "$3" >"$logs/$2-$name.log" 2>&1
+      echo "compute-sanitizer $2 ${name#test-}: exit $?; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/$2-$name.log" | tail -1); $(grep -E 'passed, .* failed' "$logs/$2-$name.log" | tail -1)" \
+        >"$logs/summary-$2-$name.txt" ;;
+    element)
+      local name=${2##*/}
+      CK_FORK=no GST_REGISTRY_1_0=$PWD/$build/tests/registry.bin \
+        CUDACONV_TEST_QUICK=1 CUDACONV_TEST_MEDIA=$PWD/tests/media \
+        timeout "$limit" compute-sanitizer --tool memcheck --error-exitcode 99 \
+        "$2" >"$logs/memcheck-$name.log" 2>&1
+      echo "compute-sanitizer memcheck element ${name#test-element-}: exit $?; $(grep -E 'ERROR SUMMARY' "$logs/memcheck-$name.log" | tail -1); $(grep -E 'Checks:|^SKIP' "$logs/memcheck-$name.log" | tail -1)" \
+        >"$logs/summary-element-$name.txt" ;;
+  esac
+}
+export -f job
+export build bundle logs limit
+start=$(date +%s)
+tr '\n' '\0' <"$list" | timeout "$limit" xargs -0 -P "$jobs" -I{} bash -c 'job "{}"'
+echo "$(wc -l <"$list") jobs, $jobs at a time: $(($(date +%s) - start)) s"
+
+status=0
+cat "$logs"/test-*.txt 2>/dev/null | grep -E '^(OK|SKIP|FAIL|TIMEOUT)|^    ' >"$out/suite.txt"
+cat "$logs"/summary-*.txt 2>/dev/null >"$out/sanitizers.txt"
+may_skip="element-cpu-memcheck-|embed-python|privacy-facedetect|install"
+[ "$gpus" -lt 2 ] && may_skip="$may_skip|element-multi-gpu"
+tests=$(grep -c '^test ' "$list")
+ok=$(grep -c '^OK' "$out/suite.txt")
+skipped=$(grep -c '^SKIP' "$out/suite.txt")
+echo "suite: $ok passed, $skipped skipped, $((tests - ok - skipped)) failed or not run, of $tests"
+grep -vE '^OK' "$out/suite.txt"
+[ $((ok + skipped)) = "$tests" ] || status=1
+if grep '^SKIP' "$out/suite.txt" | grep -Ev "$may_skip" | grep -q .; then
+  echo "a test was skipped on the GPU machine"; status=1
+fi
+cat "$out/sanitizers.txt"
+runs=$(grep -c -E '^(kernels|element) ' "$list")
+[ "$(wc -l <"$out/sanitizers.txt")" = "$runs" ] || { echo "sanitizer runs that did not end: $((runs - $(wc -l <"$out/sanitizers.txt")))"; status=1; }
+# a two-GPU program exits 77 where there is one GPU
+grep -vE 'exit 0;|multi-gpu: exit 77;' "$out/sanitizers.txt" | grep -q . && status=1
+exit $status
