@@ -13,7 +13,10 @@
 # start and the first use of its kernels), median of 5.
 #   tools/gpu-ab.sh OLD_BUILD NEW_BUILD [ROUNDS] [LIMIT]
 # CUDACONV_AB_KERNELS=0 leaves the kernel table out; CUDACONV_AB_FRAMES
-# sets the element runs' frames (default 300).
+# sets the element runs' frames (default 300); CUDACONV_AB_TAGS keeps only
+# the tables whose tag (kernels, I420-1080, I420-2160, P010_10LE, YUY2,
+# v210, cuda-memory, regions) matches it, a regex: more rounds of the rows
+# whose runs spread most (I420-2160) fit one call that way.
 # Both builds need benchmarks/cudaconv-bench and plugin/libgstcudaconv.so;
 # GStreamer comes from .gst (tools/gpu-bundle.sh). Files go to $OUT.
 set -uo pipefail
@@ -34,6 +37,8 @@ csvs=()
 bench() {
   local side=$1 r=$2 tag=$3 harness=$4 build=$old
   shift 4
+  # CUDACONV_AB_TAGS: only the tables whose tag it matches (a regex)
+  [[ $tag =~ ^(${CUDACONV_AB_TAGS:-.*})$ ]] || return 0
   [ "$side" = new ] && build=$new
   [ "$harness" = own ] && harness=$build
   GST_PLUGIN_PATH_1_0=$PWD/$build/plugin GST_REGISTRY_1_0=$out/registry-$side.bin \
