@@ -1,10 +1,14 @@
 /* cudaconv benchmark, --wide (or --rows wide): the wide shapes against
- * their targets. CUDA, on one 3840x2160 8-bit plane timed as the kernel
- * table times (bench-timing.c): box r127 within 3x a plane copy
- * (cudaMemcpy2D device to device), the gaussian r63 as a CC_SHAPE_WIDE
- * filter within 2x the gaussian r15 with the strategy auto picks. CPU, on
- * a 1920x1080 I420 frame (3 planes, every thread): box r127 within 1.5x
- * the r2 box of the taps path (its separable factors). */
+ * their targets. CUDA, on one 3840x2160 plane of 8 and of 16 bits timed
+ * as the kernel table times (bench-timing.c): box r127 and r2 within 3x a
+ * plane copy (cudaMemcpy2D device to device), pixelate r127 within 2x it,
+ * the gaussian r63 and r127 as CC_SHAPE_WIDE filters within 2x and 3x the
+ * gaussian r15 with the strategy auto picks (8-bit), and each shape on
+ * 16-bit planes no slower per byte than on 8-bit ones. CPU, on a
+ * 1920x1080 I420 frame (3 planes, every thread): box r127 within 1.5x the
+ * r2 box of the taps path (its separable factors), and on a host of more
+ * than 16 threads, box r2 (taps) and gaussian r15 on every thread no
+ * slower than on 16. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +17,13 @@
 
 #define CPU_RUNS 9
 #define CUDA_TARGET_BOX 3.0
+#define CUDA_TARGET_BLOCKS 2.0
 #define CUDA_TARGET_GAUSS 2.0
+#define CUDA_TARGET_GAUSS_127 3.0
+#define CUDA_TARGET_PER_BYTE 1.0
 #define CPU_TARGET_BOX 1.5
+/* the host threads that every thread is held against */
+#define CPU_FEWER_THREADS 16
 
 static void
 box_shape (int radius, CcFilter * f)
@@ -99,6 +108,28 @@ cpu_rows (const Bench * b)
   csv_row (b, "wide-cpu", 1920, 1080, 8, 2, "box-taps", taps_ms);
   csv_row (b, "wide-cpu", 1920, 1080, 8, 2, "box", box2_ms);
   csv_row (b, "wide-cpu", 1920, 1080, 8, 127, "box", box127_ms);
+
+  /* every thread against 16: more never slower */
+  if (threads > CPU_FEWER_THREADS) {
+    CcFilter g15;
+    gaussian_filter (15, &g15);
+    const double few_box = cpu_frame_ms (&r2, in, out, CPU_FEWER_THREADS);
+    const double few_g15 = cpu_frame_ms (&g15, in, out, CPU_FEWER_THREADS);
+    const double all_g15 = cpu_frame_ms (&g15, in, out, threads);
+    const double box_ratio = few_box > 0 ? taps_ms / few_box : -1.0;
+    const double g15_ratio = few_g15 > 0 ? all_g15 / few_g15 : -1.0;
+    printf ("%d threads against %d: box r2 (taps) %.3f against %.3f, "
+        "%.2f (target <= 1.0) %s; gaussian r15 %.3f against %.3f, %.2f "
+        "(target <= 1.0) %s\n", threads, CPU_FEWER_THREADS, taps_ms,
+        few_box, box_ratio, verdict (box_ratio, 1.0), all_g15, few_g15,
+        g15_ratio, verdict (g15_ratio, 1.0));
+    csv_row (b, "wide-cpu-16", 1920, 1080, 8, 2, "box-taps", few_box);
+    csv_row (b, "wide-cpu-16", 1920, 1080, 8, 15, "gaussian", few_g15);
+    csv_row (b, "wide-cpu", 1920, 1080, 8, 15, "gaussian", all_g15);
+  } else {
+    printf ("%d threads: every thread against %d needs a host of more\n",
+        threads, CPU_FEWER_THREADS);
+  }
   for (int p = 0; p < 3; p++) {
     free (in[p]);
     free (out[p]);
@@ -148,84 +179,159 @@ memcpy2d_ms (KernelTimer * timer, const DevicePair * pair, int w, int h)
   return median (t, KERNEL_RUNS);
 }
 
+/* One plane's wide rows, milliseconds */
+typedef struct {
+  double copy, copy_kernel, box127, box2, blocks127, g15, g63, g127;
+  CcStrategy g15_pick;
+} WideTimes;
+
+/* The wide rows of one 3840x2160 plane of 1 or 2 bytes a sample, with
+ * their CSV rows; 0 when every row was timed */
 static int
-cuda_rows (const Bench * b)
+time_wide (const Bench * b, KernelTimer * timer, int bytes, WideTimes * t)
 {
-  const int w = 3840, h = 2160;
-  KernelTimer timer;
+  const int w = 3840, h = 2160, bits = 8 * bytes;
   DevicePair pair;
-  struct cudaDeviceProp prop;
-  CcFilter box127, box2, blocks127, gauss15, gauss63;
-  CcStrategy pick = CC_STRATEGY_AUTO;
+  CcFilter box127, box2, blocks127, gauss15, gauss63, gauss127;
   float tuned[CC_N_FAMILIES];
   void *work = NULL;
-
-  if (!cuda_device_present ()) {
-    printf ("wide: no usable CUDA device, skipped\n");
-    return 0;
-  }
-  if (!device_pair_new (w, h, &pair))
-    return 1;
-  CcComponent in = { pair.in, pair.pitch, w, h, 1, CC_SAMPLE_U8, 0, 0 };
-  CcComponent out = { pair.out, pair.pitch, w, h, 1, CC_SAMPLE_U8, 0, 0 };
   const size_t work_bytes = (size_t) 4 * w * h;
+
+  if (!device_pair_new ((size_t) w * bytes, h, &pair))
+    return 1;
   if (cudaMalloc (&work, work_bytes) != cudaSuccess) {
     device_pair_free (&pair);
     return 1;
   }
-  kernel_timer_init (&timer);
-  cudaGetDeviceProperties (&prop, 0);
+  CcComponent in = { pair.in, pair.pitch, w, h, 1, (CcSampleType) bytes, 0,
+    0
+  };
+  CcComponent out = { pair.out, pair.pitch, w, h, 1, (CcSampleType) bytes, 0,
+    0
+  };
   box_shape (127, &box127);
   box_shape (2, &box2);
   box_shape (127, &blocks127);
   blocks127.shape = CC_SHAPE_BLOCKS;
   gaussian_filter (15, &gauss15);
   wide_gaussian (63, &gauss63);
+  wide_gaussian (127, &gauss127);
 
-  const double copy_kernel = time_copy (&timer, &in, &out);
-  const double copy = memcpy2d_ms (&timer, &pair, w, h);
-  const double box127_ms = time_kernel_workspace (&timer, &in, &out, &box127,
+  t->copy_kernel = time_copy (timer, &in, &out);
+  t->copy = memcpy2d_ms (timer, &pair, w * bytes, h);
+  t->box127 = time_kernel_workspace (timer, &in, &out, &box127,
       CC_STRATEGY_AUTO, work, work_bytes);
-  const double box2_ms = time_kernel_workspace (&timer, &in, &out, &box2,
+  t->box2 = time_kernel_workspace (timer, &in, &out, &box2,
       CC_STRATEGY_AUTO, work, work_bytes);
-  const double blocks_ms = time_kernel_workspace (&timer, &in, &out,
-      &blocks127, CC_STRATEGY_AUTO, work, work_bytes);
-  double g15 = -1.0;
+  t->blocks127 = time_kernel_workspace (timer, &in, &out, &blocks127,
+      CC_STRATEGY_AUTO, work, work_bytes);
+  t->g15 = -1.0;
+  t->g15_pick = CC_STRATEGY_AUTO;
   if (cc_cuda_fastest_strategy (&in, &out, &gauss15, CC_BORDER_CLAMP, NULL, 0,
-          0, &pick, tuned) == cudaSuccess)
-    g15 = time_kernel (&timer, &in, &out, &gauss15, pick, CC_LAUNCH_SRC_READY);
-  const double g63 = time_kernel_workspace (&timer, &in, &out, &gauss63,
+          0, &t->g15_pick, tuned) == cudaSuccess)
+    t->g15 = time_kernel (timer, &in, &out, &gauss15, t->g15_pick,
+        CC_LAUNCH_SRC_READY);
+  t->g63 = time_kernel_workspace (timer, &in, &out, &gauss63,
       CC_STRATEGY_AUTO, work, work_bytes);
-  const double box_ratio = copy > 0 && box127_ms > 0 ? box127_ms / copy : -1;
-  const double gauss_ratio = g15 > 0 && g63 > 0 ? g63 / g15 : -1;
-
-  printf ("\nWide shapes on %s: one 3840x2160 8-bit plane, border clamp, "
-      "CUDA events, median of %d samples of %d launches after %d warm-up "
-      "launches, milliseconds per launch\n", prop.name, KERNEL_RUNS,
-      KERNEL_BATCH, KERNEL_WARMUP);
-  printf ("plane copy (cudaMemcpy2D)    %9.4f\n", copy);
-  printf ("plane copy (copy kernel)     %9.4f\n", copy_kernel);
-  printf ("box r127 (box-running-sum)   %9.4f\n", box127_ms);
-  printf ("box r2 (box-running-sum)     %9.4f\n", box2_ms);
-  printf ("blocks r127 (block-mean)     %9.4f\n", blocks_ms);
-  printf ("gaussian r15 (auto: %s) %9.4f\n",
-      family_of (&in, &out, &gauss15, pick), g15);
-  printf ("gaussian r63 (separable-wide) %8.4f\n", g63);
-  printf ("box r127 / copy              %9.2f (target <= %.1f) %s\n",
-      box_ratio, CUDA_TARGET_BOX, verdict (box_ratio, CUDA_TARGET_BOX));
-  printf ("gaussian r63 / r15           %9.2f (target <= %.1f) %s\n",
-      gauss_ratio, CUDA_TARGET_GAUSS, verdict (gauss_ratio,
-          CUDA_TARGET_GAUSS));
-  csv_row (b, "wide", w, h, 8, 0, "memcpy2d", copy);
-  csv_row (b, "wide", w, h, 8, 127, "box", box127_ms);
-  csv_row (b, "wide", w, h, 8, 2, "box", box2_ms);
-  csv_row (b, "wide", w, h, 8, 127, "blocks", blocks_ms);
-  csv_row (b, "wide", w, h, 8, 15, "gaussian-auto", g15);
-  csv_row (b, "wide", w, h, 8, 63, "gaussian-wide", g63);
-  kernel_timer_clear (&timer);
+  t->g127 = time_kernel_workspace (timer, &in, &out, &gauss127,
+      CC_STRATEGY_AUTO, work, work_bytes);
+  printf ("%d-bit: gaussian r15 runs %s\n", bits,
+      family_of (&in, &out, &gauss15, t->g15_pick));
+  csv_row (b, "wide", w, h, bits, 0, "memcpy2d", t->copy);
+  csv_row (b, "wide", w, h, bits, 0, "copy-kernel", t->copy_kernel);
+  csv_row (b, "wide", w, h, bits, 127, "box", t->box127);
+  csv_row (b, "wide", w, h, bits, 2, "box", t->box2);
+  csv_row (b, "wide", w, h, bits, 127, "blocks", t->blocks127);
+  csv_row (b, "wide", w, h, bits, 15, "gaussian-auto", t->g15);
+  csv_row (b, "wide", w, h, bits, 63, "gaussian-wide", t->g63);
+  csv_row (b, "wide", w, h, bits, 127, "gaussian-wide", t->g127);
   cudaFree (work);
   device_pair_free (&pair);
-  return box127_ms < 0 || g63 < 0 || g15 < 0 || copy < 0;
+  return t->copy < 0 || t->box127 < 0 || t->box2 < 0 || t->blocks127 < 0
+      || t->g15 < 0 || t->g63 < 0 || t->g127 < 0;
+}
+
+/* a / b, or -1 where either is missing */
+static double
+ratio_of (double a, double b)
+{
+  return a > 0 && b > 0 ? a / b : -1.0;
+}
+
+/* One target's line: NAME, the ratio, its target */
+static void
+target_line (const char *name, double ratio, double target)
+{
+  printf ("%-40s %7.2f (target <= %.1f) %s\n", name, ratio, target,
+      verdict (ratio, target));
+}
+
+static int
+cuda_rows (const Bench * b)
+{
+  KernelTimer timer;
+  struct cudaDeviceProp prop;
+  WideTimes t[2];
+  int status = 0;
+
+  if (!cuda_device_present ()) {
+    printf ("wide: no usable CUDA device, skipped\n");
+    return 0;
+  }
+  kernel_timer_init (&timer);
+  cudaGetDeviceProperties (&prop, 0);
+  printf ("\nWide shapes on %s: one 3840x2160 plane, border clamp, CUDA "
+      "events, median of %d samples of %d launches after %d warm-up "
+      "launches, milliseconds per launch\n", prop.name, KERNEL_RUNS,
+      KERNEL_BATCH, KERNEL_WARMUP);
+  for (int bytes = 1; bytes <= 2; bytes++)
+    status |= time_wide (b, &timer, bytes, &t[bytes - 1]);
+  kernel_timer_clear (&timer);
+
+  printf ("%-32s %9s %9s\n", "row", "8-bit", "16-bit");
+  static const struct {
+    const char *name;
+    size_t offset;
+  } rows[] = {
+    {"plane copy (cudaMemcpy2D)", G_STRUCT_OFFSET (WideTimes, copy)},
+    {"plane copy (copy kernel)", G_STRUCT_OFFSET (WideTimes, copy_kernel)},
+    {"box r127 (box-running-sum)", G_STRUCT_OFFSET (WideTimes, box127)},
+    {"box r2 (box-running-sum)", G_STRUCT_OFFSET (WideTimes, box2)},
+    {"pixelate r127 (block-mean)", G_STRUCT_OFFSET (WideTimes, blocks127)},
+    {"gaussian r15 (auto)", G_STRUCT_OFFSET (WideTimes, g15)},
+    {"gaussian r63 (separable-wide)", G_STRUCT_OFFSET (WideTimes, g63)},
+    {"gaussian r127 (separable-wide)", G_STRUCT_OFFSET (WideTimes, g127)},
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS (rows); k++)
+    printf ("%-32s %9.4f %9.4f\n", rows[k].name,
+        G_STRUCT_MEMBER (double, &t[0], rows[k].offset),
+        G_STRUCT_MEMBER (double, &t[1], rows[k].offset));
+
+  /* each 8-bit target, then each shape's 16-bit cost per byte against its
+   * 8-bit one (twice the bytes in twice the time: 1.0) */
+  target_line ("box r127 / copy, 8-bit", ratio_of (t[0].box127, t[0].copy),
+      CUDA_TARGET_BOX);
+  target_line ("box r2 / copy, 8-bit", ratio_of (t[0].box2, t[0].copy),
+      CUDA_TARGET_BOX);
+  target_line ("pixelate r127 / copy, 8-bit", ratio_of (t[0].blocks127,
+          t[0].copy), CUDA_TARGET_BLOCKS);
+  target_line ("gaussian r63 / r15, 8-bit", ratio_of (t[0].g63, t[0].g15),
+      CUDA_TARGET_GAUSS);
+  target_line ("gaussian r127 / r15, 8-bit", ratio_of (t[0].g127, t[0].g15),
+      CUDA_TARGET_GAUSS_127);
+  for (size_t k = 2; k < G_N_ELEMENTS (rows); k++) {
+    gchar *name;
+    /* r15 is the gaussians' yardstick, not a wide shape */
+    if (rows[k].offset == G_STRUCT_OFFSET (WideTimes, g15))
+      continue;
+    name = g_strdup_printf ("%s, 16-bit per byte / 8-bit",
+        rows[k].name);
+    target_line (name, ratio_of (G_STRUCT_MEMBER (double, &t[1],
+                rows[k].offset) / 2.0, G_STRUCT_MEMBER (double, &t[0],
+                rows[k].offset)), CUDA_TARGET_PER_BYTE);
+    g_free (name);
+  }
+  return status;
 }
 #endif
 

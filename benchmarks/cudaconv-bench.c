@@ -71,7 +71,8 @@ main (int argc, char **argv)
   GOptionEntry entries[] = {
     {"kernels", 0, 0, G_OPTION_ARG_NONE, &kernels, "Time the kernels", NULL},
     {"wide", 0, 0, G_OPTION_ARG_NONE, &wide,
-        "The wide shapes (box, gaussian r63, blocks) against their targets; "
+        "The wide shapes (box, pixelate, gaussian r63 and r127; 8- and 16-bit; "
+          "the CPU's box and threads) against their targets; "
           "also --rows wide", NULL},
     {"packed", 0, 0, G_OPTION_ARG_NONE, &packed,
         "Time the 2D kernels on components of packed pixels", NULL},
