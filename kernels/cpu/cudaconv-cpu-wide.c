@@ -206,27 +206,33 @@ store_rounded (const CcComponent *c, int y, int x0, int n,
 #undef ROUNDED
 }
 
-/* out[k] = floor(sum[k] * scale + offset + 0.5) saturated to [0, max], in
- * double as the contract says: clamped first, the truncation is the floor.
- * Conversions go through int32_t, which x86's vector units have and
- * uint32_t not: sums below 2^31 (below_2_31: every sum of 8-bit samples)
- * vectorise whole, and max (a value) is below 2^16. */
+/* floor(sum * scale + offset + 0.5) saturated to [0, max], in double as
+ * the contract says: clamped first, the truncation is the floor. The
+ * clamps as two assignments, which GCC makes a maximum and a minimum in
+ * double (a clamp that converts, then blends, ran 15% slower). Conversions
+ * go through int32_t, which x86's vector units have and uint32_t not, and
+ * max (a value) is below 2^16. */
+static inline __attribute__ ((always_inline)) uint32_t
+scaled (double sum, double scale, double offset, double max)
+{
+  double v = sum * scale + offset + 0.5;
+  v = v > 0.0 ? v : 0.0;
+  v = max > v ? v : max;
+  return (uint32_t) (int32_t) v;
+}
+
+/* out[k] = sum[k] scaled; sums below 2^31 (below_2_31: every sum of 8-bit
+ * samples) convert through int32_t, so that the loop vectorises whole */
 HOT_LOOP static void
 scale_sums (uint32_t *restrict out, const uint32_t *restrict sum, int n,
     double scale, double offset, double max, int below_2_31)
 {
   if (below_2_31)
-    for (int k = 0; k < n; k++) {
-      const double v = (double) (int32_t) sum[k] * scale + offset + 0.5;
-      const double low = v > 0.0 ? v : 0.0;
-      out[k] = (uint32_t) (int32_t) (low < max ? low : max);
-    }
+    for (int k = 0; k < n; k++)
+      out[k] = scaled ((int32_t) sum[k], scale, offset, max);
   else
-    for (int k = 0; k < n; k++) {
-      const double v = (double) sum[k] * scale + offset + 0.5;
-      const double low = v > 0.0 ? v : 0.0;
-      out[k] = (uint32_t) (int32_t) (low < max ? low : max);
-    }
+    for (int k = 0; k < n; k++)
+      out[k] = scaled (sum[k], scale, offset, max);
 }
 
 /* The r ghost cells on each side of a row stored from p[r] on, by the
@@ -323,29 +329,18 @@ box_prefix (uint32_t *restrict p, const void *col, int u16, int w, int r,
 #undef COLUMN
 }
 
-/* out[x] = the box sum p[x + side] - p[x] scaled as scale_sums scales
- * sums, for x < n. The clamps as two assignments, which GCC makes a
- * maximum and a minimum in double (scale_sums' form converts, then
- * blends): 15% faster. */
+/* out[x] = the box sum p[x + side] - p[x] scaled, for x < n, as
+ * scale_sums scales sums */
 HOT_LOOP static void
 scale_window_sums (uint32_t *restrict out, const uint32_t *restrict p,
     int side, int n, double scale, double offset, double max, int below_2_31)
 {
   if (below_2_31)
-    for (int k = 0; k < n; k++) {
-      double v = (double) (int32_t) (p[k + side] - p[k]) * scale + offset
-          + 0.5;
-      v = v > 0.0 ? v : 0.0;
-      v = max > v ? v : max;
-      out[k] = (uint32_t) (int32_t) v;
-    }
+    for (int k = 0; k < n; k++)
+      out[k] = scaled ((int32_t) (p[k + side] - p[k]), scale, offset, max);
   else
-    for (int k = 0; k < n; k++) {
-      double v = (double) (p[k + side] - p[k]) * scale + offset + 0.5;
-      v = v > 0.0 ? v : 0.0;
-      v = max > v ? v : max;
-      out[k] = (uint32_t) (int32_t) v;
-    }
+    for (int k = 0; k < n; k++)
+      out[k] = scaled (p[k + side] - p[k], scale, offset, max);
 }
 
 /* acc[x] (+)= a[x] - b[x] (a or b NULL: none), modulo 2^32: sums of values
@@ -674,10 +669,9 @@ parts (int n, int per_part, int n_threads)
 }
 
 /* Nanoseconds of one core per sample, measured on a 1080p I420 frame
- * (AMD EPYC, AVX2): the wide factors' two passes (4 + their taps) / 16,
- * as the taps path (cudaconv-cpu.c); box, one pass, about 1.2 whatever
- * the radius; blocks 0.25 */
-#define WIDE_NS(side) ((4.0 + 2.0 * (side)) / 16.0)
+ * (AMD EPYC, AVX2): the wide factors' two passes of sweeps, as the taps
+ * path's; box, one pass, about 1.2 whatever the radius; blocks 0.25 */
+#define WIDE_NS(side) CC_CPU_SWEEP_NS (2.0 * (side))
 #define BOX_NS 1.2
 #define BLOCKS_NS 0.25
 

@@ -307,17 +307,14 @@ convolve_band (void *data, int band)
   free (store);
 }
 
-/* The job's work in nanoseconds of one core, for the pool to size it:
- * (4 + multiply-adds per sample) / 16 ns a sample, measured on 1080p
- * planes (AMD EPYC, AVX2: 0.87 ns at 10 multiply-adds, the separable r2
- * box, and 4.1 at 62, the separable r15 gaussian) */
+/* The job's work in nanoseconds of one core, for the pool to size it */
 static double
 job_ns (const CcComponent *src, const CcFilter *f, int lanes)
 {
   const double side = 2 * f->radius + 1;
   const double madds = cc_filter_is_separable (f) ? 2.0 * side :
       (f->response == CC_RESPONSE_MAGNITUDE ? 2.0 : 1.0) * side * side;
-  return (double) src->width * lanes * src->height * (4.0 + madds) / 16.0;
+  return (double) src->width * lanes * src->height * CC_CPU_SWEEP_NS (madds);
 }
 
 static int
