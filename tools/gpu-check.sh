@@ -8,7 +8,7 @@
 # tools/gpu-run.sh's parts one after another take several. Tests run
 # without meson through the bundle's
 # run-meson-tests.py (that machine has none); the tests that may skip there
-# are tools/gpu-run.sh's.
+# are tools/gpu-run.sh's (tools/gpu-common.sh).
 #   tools/gpu-check.sh [JOBS] [LIMIT]     (defaults: the CPUs, 540)
 # Logs go to $OUT/check (or out/gpu/check); summaries to $OUT/suite.txt
 # and $OUT/sanitizers.txt; exits 1 if a test failed, timed out, was not
@@ -24,6 +24,8 @@ logs=$out/check
 mkdir -p "$logs"
 # shellcheck disable=SC1091
 source "$bundle/env.sh"
+# shellcheck source=tools/gpu-common.sh
+source "$(dirname "$0")/gpu-common.sh"
 export GST_PLUGIN_PATH_1_0=$PWD/$build/plugin
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 gpus=$(nvidia-smi -L | grep -c '^GPU')
@@ -58,23 +60,16 @@ job() {
     test)
       python3 "$bundle/run-meson-tests.py" "$build" "$2" >"$logs/test-$2.txt" 2>&1 ;;
     kernels)
-      local name=${3##*/}
-      CUDACONV_TEST_QUICK=1 timeout "$limit" compute-sanitizer --tool "$2" \
-        --error-exitcode 99 "$3" >"$logs/$2-$name.log" 2>&1
-      echo "compute-sanitizer $2 ${name#test-}: exit $?; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/$2-$name.log" | tail -1); $(grep -E 'passed, .* failed' "$logs/$2-$name.log" | tail -1)" \
-        >"$logs/summary-$2-$name.txt" ;;
+      gpu_sanitize_kernels "$2" "$3" "$logs/$2-${3##*/}.log" \
+        >"$logs/summary-$2-${3##*/}.txt" ;;
     element)
-      local name=${2##*/}
-      CK_FORK=no GST_REGISTRY_1_0=$PWD/$build/tests/registry.bin \
-        CUDACONV_TEST_QUICK=1 CUDACONV_TEST_MEDIA=$PWD/tests/media \
-        timeout "$limit" compute-sanitizer --tool memcheck --error-exitcode 99 \
-        "$2" >"$logs/memcheck-$name.log" 2>&1
-      echo "compute-sanitizer memcheck element ${name#test-element-}: exit $?; $(grep -E 'ERROR SUMMARY' "$logs/memcheck-$name.log" | tail -1); $(grep -E 'Checks:|^SKIP' "$logs/memcheck-$name.log" | tail -1)" \
-        >"$logs/summary-element-$name.txt" ;;
+      gpu_sanitize_element "$build" "$2" "$logs/memcheck-${2##*/}.log" \
+        >"$logs/summary-element-${2##*/}.txt" ;;
   esac
 }
-export -f job
-export build bundle logs limit
+export -f job gpu_sanitize_kernels gpu_sanitize_element
+export build bundle logs
+export CUDACONV_SANITIZER_TIMEOUT=$limit
 start=$(date +%s)
 tr '\n' '\0' <"$list" | timeout "$limit" xargs -0 -P "$jobs" -I{} bash -c 'job "{}"'
 echo "$(wc -l <"$list") jobs, $jobs at a time: $(($(date +%s) - start)) s"
@@ -82,20 +77,18 @@ echo "$(wc -l <"$list") jobs, $jobs at a time: $(($(date +%s) - start)) s"
 status=0
 cat "$logs"/test-*.txt 2>/dev/null | grep -E '^(OK|SKIP|FAIL|TIMEOUT)|^    ' >"$out/suite.txt"
 cat "$logs"/summary-*.txt 2>/dev/null >"$out/sanitizers.txt"
-may_skip="element-cpu-memcheck-|embed-python|privacy-facedetect|install"
-[ "$gpus" -lt 2 ] && may_skip="$may_skip|element-multi-gpu"
 tests=$(grep -c '^test ' "$list")
 ok=$(grep -c '^OK' "$out/suite.txt")
 skipped=$(grep -c '^SKIP' "$out/suite.txt")
 echo "suite: $ok passed, $skipped skipped, $((tests - ok - skipped)) failed or not run, of $tests"
 grep -vE '^OK' "$out/suite.txt"
 [ $((ok + skipped)) = "$tests" ] || status=1
-if grep '^SKIP' "$out/suite.txt" | grep -Ev "$may_skip" | grep -q .; then
+if grep '^SKIP' "$out/suite.txt" | grep -Ev "$(gpu_may_skip "$gpus")" | grep -q .; then
   echo "a test was skipped on the GPU machine"; status=1
 fi
 cat "$out/sanitizers.txt"
 runs=$(grep -c -E '^(kernels|element) ' "$list")
 [ "$(wc -l <"$out/sanitizers.txt")" = "$runs" ] || { echo "sanitizer runs that did not end: $((runs - $(wc -l <"$out/sanitizers.txt")))"; status=1; }
 # a two-GPU program exits 77 where there is one GPU
-grep -vE 'exit 0;|multi-gpu: exit 77;' "$out/sanitizers.txt" | grep -q . && status=1
+grep -vE 'exit 0;|element multi-gpu: exit 77;' "$out/sanitizers.txt" | grep -q . && status=1
 exit $status

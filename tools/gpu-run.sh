@@ -22,6 +22,8 @@ build=${CUDACONV_BUILD_DIR:-build}
 mkdir -p "$out"
 # shellcheck disable=SC1091
 source "${CUDACONV_GST_BUNDLE:-.gst}/env.sh"
+# shellcheck source=tools/gpu-common.sh
+source "$(dirname "$0")/gpu-common.sh"
 export GST_PLUGIN_PATH_1_0=$PWD/$build/plugin
 status=0
 parts=" ${*:-suite sanitizers bench} "
@@ -36,16 +38,7 @@ gst-inspect-1.0 cudaconv >"$out/inspect.txt" 2>&1 || { echo "gst-inspect-1.0 cud
 if wants suite; then
 python3 "${CUDACONV_GST_BUNDLE:-.gst}/run-meson-tests.py" "$build" 2>&1 | tee "$out/tests.log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
-# valgrind, PyGObject, OpenCV's facedetect and this machine's meson are not
-# on that machine: the memcheck runs of the CPU element tests
-# (element-cpu-memcheck-<topic>), the Python example, the face detector's
-# test and the install test are the tests that may skip there, and the
-# two-GPU tests where there is one GPU
-may_skip="element-cpu-memcheck-|embed-python|privacy-facedetect|install"
-if [ "$gpus" -lt 2 ]; then
-  may_skip="$may_skip|element-multi-gpu"
-fi
-if grep "^SKIP" "$out/tests.log" | grep -Ev "$may_skip" | grep -q .; then
+if grep "^SKIP" "$out/tests.log" | grep -Ev "$(gpu_may_skip "$gpus")" | grep -q .; then
   echo "a test was skipped on the GPU machine"; status=1
 fi
 fi
@@ -61,32 +54,22 @@ for tool in memcheck racecheck; do
       [ -f "$path" ] || continue  # not the .p folders of object files
       ran=$((ran + 1))
     fi
-    log=$out/$tool-$program.log
-    CUDACONV_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 99 \
-      "$path" >"$log" 2>&1
-    rc=$?
-    echo "compute-sanitizer $tool $program: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1); $(grep -E 'passed, .* failed' "$log")"
-    [ $rc = 0 ] || status=1
+    gpu_sanitize_kernels $tool "$path" "$out/$tool-$program.log" || status=1
   done
   [ $ran -ge 1 ] || { echo "no test-kernels-cuda-<topic> in $build/tests"; status=1; }
 done
 
 # the element on the CUDA backend, each topic's program
-# (test-element-cuda-<topic>: malformed buffers and frames in CUDA memory
-# included; CUDACONV_TEST_QUICK=1: six formats of those, and packed 4:2:2
-# at 97x35 alone) and the two-GPU one, which exits 77 where there is one GPU
+# (gpu_sanitize_element) and the two-GPU one, which exits 77 where there is
+# one GPU
 if wants element-memcheck; then
 ran=0
 for program in "$build"/tests/test-element-cuda-* "$build/tests/test-element-multi-gpu"; do
   [ -f "$program" ] || continue  # not the .p folders of object files
   name=${program##*/test-element-}
   ran=$((ran + 1))
-  CK_FORK=no GST_REGISTRY_1_0=$PWD/$build/tests/registry.bin \
-    CUDACONV_TEST_QUICK=1 CUDACONV_TEST_MEDIA=$PWD/tests/media \
-    compute-sanitizer --tool memcheck --error-exitcode 99 \
-    "$program" >"$out/memcheck-element-$name.log" 2>&1
+  gpu_sanitize_element "$build" "$program" "$out/memcheck-element-$name.log"
   rc=$?
-  echo "compute-sanitizer memcheck, element $name: exit $rc; $(grep -E 'ERROR SUMMARY' "$out/memcheck-element-$name.log" | tail -1); $(grep -E 'Checks:|^SKIP' "$out/memcheck-element-$name.log")"
   if [ $rc = 77 ] && [ "$name" = multi-gpu ] && [ "$gpus" -lt 2 ]; then
     continue
   fi
