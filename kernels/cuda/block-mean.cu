@@ -5,16 +5,36 @@
 #include "families.cuh"
 #include "block-mean.cuh"
 
-template <typename T> static cudaError_t
-launch_blocks (const Launch &l)
+/* The blocks' grid of l's component */
+static BlockGrid
+block_grid (const Launch &l)
 {
   BlockGrid g;
   g.side = 2 * l.radius () + 1;
   g.columns = (l.width + g.side - 1) / g.side;
   g.rows = (l.height + g.side - 1) / g.side;
-  const long long count = (long long) g.columns * g.rows;
+  g.band_rows = BlockMeanTuning::BAND_ROWS;
+  g.bands = (g.side + g.band_rows - 1) / g.band_rows;
+  return g;
+}
+
+/* one sum per block of the larger sizes */
+size_t
+block_mean_workspace (const Launch &l)
+{
+  const BlockGrid g = block_grid (l);
+  if (g.side * g.side <= BlockMeanTuning::THREAD_AREA)
+    return 0;
+  return sizeof (unsigned) * (size_t) g.columns * (size_t) g.rows;
+}
+
+template <typename T> static cudaError_t
+launch_blocks (const Launch &l)
+{
+  const BlockGrid g = block_grid (l);
   const double scale = l.filter->scale, offset = l.filter->offset;
   if (g.side * g.side <= BlockMeanTuning::THREAD_AREA) {
+    const long long count = (long long) g.columns * g.rows;
     const long long blocks = (count + BlockMeanTuning::THREAD_BLOCK - 1)
         / BlockMeanTuning::THREAD_BLOCK;
     if (blocks > INT_MAX)
@@ -22,16 +42,26 @@ launch_blocks (const Launch &l)
     return launch_kernel (block_mean_small<T>, (unsigned) blocks,
         BlockMeanTuning::THREAD_BLOCK, 0, l.stream, false, l.src, l.dst, g,
         scale, offset, l.max_value, l.shift);
-  } else {
-    /* the catalogue's argument checks bound the blocks of 64 x 64 tiles,
-     * and these blocks are at least 5 x 5: at most 164 times as many */
-    if (count > INT_MAX)
-      return cudaErrorInvalidValue;
-    const int threads = std::min (BlockMeanTuning::MAX_THREADS,
-        (g.side * g.side + 31) / 32 * 32);
-    return launch_kernel (block_mean_shared<T>, (unsigned) count, threads, 0,
-        l.stream, false, l.src, l.dst, g, scale, offset, l.max_value, l.shift);
   }
+  /* the kernels step through rows and bands past what a grid's y takes */
+  const long long bands = (long long) g.rows * g.bands;
+  unsigned *sums = static_cast<unsigned *> (l.workspace);
+  cudaError_t err = cudaMemsetAsync (sums, 0, block_mean_workspace (l),
+      l.stream);
+  if (err != cudaSuccess)
+    return err;
+  const dim3 sum_grid ((l.width + BlockMeanTuning::SUM_COLUMNS - 1)
+          / BlockMeanTuning::SUM_COLUMNS, (unsigned) std::min (bands, 65535LL));
+  err = launch_kernel (block_mean_sums<T>, sum_grid,
+      BlockMeanTuning::SUM_COLUMNS, 0, l.stream, false, l.src, g, sums,
+      l.shift);
+  if (err != cudaSuccess)
+    return err;
+  const dim3 fill_grid ((l.width + BlockMeanTuning::FILL_THREADS - 1)
+          / BlockMeanTuning::FILL_THREADS, std::min (l.height, 65535));
+  return launch_kernel (block_mean_fill<T>, fill_grid,
+      BlockMeanTuning::FILL_THREADS, 0, l.stream, false, l.dst, g, sums,
+      scale, offset, l.max_value, l.shift);
 }
 
 cudaError_t

@@ -14,20 +14,6 @@ box_running_sum_workspace (const Launch &l)
       * (size_t) l.width * (size_t) l.height;
 }
 
-/* Rows per chunk of the column pass: enough chunks to give the GPU
- * COL_SM_THREADS threads per SM, but none shorter than 2r+1 rows, whose
- * start then costs at most as many loads as its walk (nor than
- * COL_MIN_ROWS) */
-static int
-chunk_rows (const Launch &l, int column_threads)
-{
-  const long long wanted = (long long) device_sms () * BoxTuning::COL_SM_THREADS;
-  const long long chunks = std::max (1LL,
-      (wanted + column_threads - 1) / column_threads);
-  const int rows = (int) ((l.height + chunks - 1) / chunks);
-  return std::max ({ rows, 2 * l.radius () + 1, BoxTuning::COL_MIN_ROWS });
-}
-
 template <typename T, typename H> static cudaError_t
 launch_box (const Launch &l)
 {
@@ -53,17 +39,17 @@ launch_box (const Launch &l)
       && reinterpret_cast<uintptr_t> (mid) % 4 == 0;
   const int cols = pairs ? 2 : 1;
   const int threads = (l.width + cols - 1) / cols;
-  const int rows = chunk_rows (l, threads);
-  const dim3 grid ((threads + BoxTuning::COL_THREADS - 1) / BoxTuning::COL_THREADS,
-      (l.height + rows - 1) / rows);
+  const dim3 grid ((threads + 31) / 32,
+      (l.height + BoxTuning::COL_ROWS - 1) / BoxTuning::COL_ROWS);
+  const int block = 32 * BoxTuning::COL_WARPS;
   const double scale = l.filter->scale, offset = l.filter->offset;
   if (pairs)
-    return launch_kernel (box_columns<T, H, 2>, grid, BoxTuning::COL_THREADS, 0,
-        l.stream, false, l.dst, mid, l.width, r, rows, scale, offset, max_value,
-        shift, l.border);
-  return launch_kernel (box_columns<T, H, 1>, grid, BoxTuning::COL_THREADS, 0,
-      l.stream, false, l.dst, mid, l.width, r, rows, scale, offset, max_value,
-      shift, l.border);
+    return launch_kernel (box_columns<T, H, 2>, grid, block, 0, l.stream,
+        false, l.dst, mid, l.width, r, scale, offset, max_value, shift,
+        l.border);
+  return launch_kernel (box_columns<T, H, 1>, grid, block, 0, l.stream,
+      false, l.dst, mid, l.width, r, scale, offset, max_value, shift,
+      l.border);
 }
 
 cudaError_t

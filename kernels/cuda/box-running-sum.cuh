@@ -9,12 +9,13 @@
  *    ROW_ITEMS consecutive ones and adds them up in registers, a warp scan
  *    of the lanes' totals turns that into prefix sums in shared memory, and
  *    each output is the difference of two of them;
- *  - column pass: a thread per column (two for 8-bit planes of even
- *    width, which read the intermediate as 32-bit pairs) walks down a chunk
- *    of rows with the running sum of 2r+1 rows: the row entering added,
- *    the row leaving taken off. A chunk starts by adding its first 2r+1
- *    rows, so chunks of about 2r+1 rows (BoxTuning::chunk_rows) trade that
- *    start against the threads a plane gives.
+ *  - column pass: tiles of BoxTuning::COL_ROWS rows; in a tile, each warp
+ *    walks its own run of rows with the running sum of 2r+1 rows (the row
+ *    entering added, the row leaving taken off), a lane per column (two
+ *    for 8-bit planes of even width, which read the intermediate as
+ *    32-bit pairs). The sum a run starts from is put together from the
+ *    tile's segment totals, which all warps add up in parallel, so the
+ *    radius adds parallel work, not a longer walk (box_columns).
  * Sums stay below 2^32 ((2r+1)^2 * 65535 < 2^32 at r 127) and running sums
  * wrap modulo 2^32 exactly, and the sum is scaled exactly
  * (scale_exact, device.cuh). */
@@ -32,11 +33,10 @@ struct BoxTuning {
   /* a padding word every 32, so that lanes reading 32 consecutive words
    * hit 32 banks */
   static constexpr int ROW_SHARED = ROW_WINDOW + ROW_WINDOW / 32;
-  /* column pass: threads per block; the fewest rows of a chunk; the
-   * threads per SM wanted before chunks grow past 2r+1 rows */
-  static constexpr int COL_THREADS = 128;
-  static constexpr int COL_MIN_ROWS = 32;
-  static constexpr int COL_SM_THREADS = 1024;
+  /* column pass: output rows of a block's tile (a warp's run of rows is
+   * COL_ROWS / COL_WARPS); 32 lanes across the columns */
+  static constexpr int COL_ROWS = 256;
+  static constexpr int COL_WARPS = 8;
 };
 
 __device__ __forceinline__ int
@@ -107,69 +107,111 @@ box_row (int i, int h, CcBorder border)
 }
 
 /* COLS consecutive entries of a mid row: one, or two of 16 bits read as a
- * 32-bit word */
+ * 32-bit word; a zero row (sy < 0) reads as zeros */
 template <typename H, int COLS> struct BoxColumns {
   unsigned v[COLS];
-  __device__ __forceinline__ void load (const H *p)
+  __device__ __forceinline__ void load (const H *column, int sy, int pitch)
   {
-    if (COLS == 2) {
-      const unsigned w = __ldg (reinterpret_cast<const unsigned *> (p));
+    if (sy < 0) {
+#pragma unroll
+      for (int k = 0; k < COLS; k++)
+        v[k] = 0;
+    } else if (COLS == 2) {
+      const unsigned w = __ldg (reinterpret_cast<const unsigned *> (
+          column + (size_t) sy * pitch));
       v[0] = w & 0xffffu;
       v[COLS - 1] = w >> 16;
     } else {
-      v[0] = __ldg (p);
+      v[0] = __ldg (column + (size_t) sy * pitch);
     }
   }
 };
 
-/* Columns blockIdx.x * COL_THREADS + threadIdx.x (times COLS), rows of
- * chunk blockIdx.y: the running sum of 2r+1 mid rows, scaled and stored */
-template <typename T, typename H, int COLS>
-__global__ void __launch_bounds__ (BoxTuning::COL_THREADS)
-box_columns (ComponentArgs dst, const H *mid, int mid_pitch, int radius,
-    int chunk_rows, double scale, double offset, unsigned max_value,
-    int shift, CcBorder border)
+/* The sum over rows [first, first + n) of the tile's mid rows, where local
+ * row i is plane row y0 - r + i */
+template <typename H, int COLS>
+__device__ __forceinline__ void
+box_add_rows (unsigned sum[COLS], const H *column, int pitch, int y0, int r,
+    int first, int n, int h, CcBorder border)
 {
-  const int x = (blockIdx.x * BoxTuning::COL_THREADS + threadIdx.x) * COLS;
-  const int h = dst.height;
-  const int y0 = blockIdx.y * chunk_rows;
-  const int y1 = min (h, y0 + chunk_rows);
-  if (x >= dst.width)
-    return;
-  const H *column = mid + x;
-  unsigned sum[COLS] = {};
 #pragma unroll 8
-  for (int i = y0 - radius; i <= y0 + radius; i++) {
-    const int sy = box_row (i, h, border);
-    if (sy >= 0) {
-      BoxColumns<H, COLS> c;
-      c.load (column + (size_t) sy * mid_pitch);
-#pragma unroll
-      for (int k = 0; k < COLS; k++)
-        sum[k] += c.v[k];
-    }
-  }
-#pragma unroll 4
-  for (int y = y0; y < y1; y++) {
+  for (int i = first; i < first + n; i++) {
+    BoxColumns<H, COLS> c;
+    c.load (column, box_row (y0 - r + i, h, border), pitch);
 #pragma unroll
     for (int k = 0; k < COLS; k++)
-      store_value<T> (dst, x + k, y,
+      sum[k] += c.v[k];
+  }
+}
+
+/* A tile of BoxTuning::COL_ROWS output rows of 32 * COLS columns: output
+ * row t of the tile (plane row y0 + t) is the sum of local mid rows
+ * [t, t + 2r], local row i being plane row y0 - r + i. Warp w writes rows
+ * [w K, w K + K), K = COL_ROWS / COL_WARPS, with a running sum; the sum it
+ * starts from is made of whole segments of K local rows, which the block
+ * adds up first, a segment per warp at a time, plus fewer than K rows of
+ * its own. So no thread walks more than K + 2r / COL_WARPS + K rows, and
+ * a radius adds work across the block's warps instead of to one walk. */
+template <typename T, typename H, int COLS>
+__global__ void __launch_bounds__ (32 * BoxTuning::COL_WARPS)
+box_columns (ComponentArgs dst, const H *mid, int mid_pitch, int radius,
+    double scale, double offset, unsigned max_value, int shift,
+    CcBorder border)
+{
+  constexpr int K = BoxTuning::COL_ROWS / BoxTuning::COL_WARPS;
+  /* segments of K local rows up to row COL_ROWS - 1 + 2r */
+  constexpr int MAX_SEGMENTS = BoxTuning::COL_WARPS
+      + (2 * CC_MAX_WIDE_RADIUS + K - 1) / K;
+  __shared__ unsigned totals[MAX_SEGMENTS][32 * COLS];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int x = (blockIdx.x * 32 + lane) * COLS;
+  const int y0 = blockIdx.y * BoxTuning::COL_ROWS;
+  const int h = dst.height, r = radius;
+  const int whole = (2 * r + 1) / K;  /* whole segments in a window */
+  const bool inside = x < dst.width;
+  const H *column = mid + (inside ? x : 0);
+
+  /* segments [warp + whole * j] that some warp's start needs: those from
+   * warp 0's first to the last warp's last whole one */
+  const int segments = BoxTuning::COL_WARPS - 1 + whole;
+  for (int j = warp; j < segments && whole > 0; j += BoxTuning::COL_WARPS) {
+    unsigned s[COLS] = {};
+    if (inside)
+      box_add_rows<H, COLS> (s, column, mid_pitch, y0, r, j * K, K, h,
+          border);
+#pragma unroll
+    for (int k = 0; k < COLS; k++)
+      totals[j][lane * COLS + k] = s[k];
+  }
+  __syncthreads ();
+  if (!inside)
+    return;
+
+  const int t0 = warp * K;
+  if (y0 + t0 >= h)
+    return;
+  unsigned sum[COLS] = {};
+  for (int j = warp; j < warp + whole; j++)
+#pragma unroll
+    for (int k = 0; k < COLS; k++)
+      sum[k] += totals[j][lane * COLS + k];
+  box_add_rows<H, COLS> (sum, column, mid_pitch, y0, r, t0 + whole * K,
+      2 * r + 1 - whole * K, h, border);
+
+  const int t1 = min (t0 + K, h - y0);
+#pragma unroll 4
+  for (int t = t0; t < t1; t++) {
+#pragma unroll
+    for (int k = 0; k < COLS; k++)
+      store_value<T> (dst, x + k, y0 + t,
           scale_exact (sum[k], scale, offset, max_value), shift);
-    const int in = box_row (y + radius + 1, h, border);
-    const int out = box_row (y - radius, h, border);
+    /* local row t + 2r + 1 enters, local row t leaves */
     BoxColumns<H, COLS> a, b;
-    if (in >= 0) {
-      a.load (column + (size_t) in * mid_pitch);
+    a.load (column, box_row (y0 + t + r + 1, h, border), mid_pitch);
+    b.load (column, box_row (y0 + t - r, h, border), mid_pitch);
 #pragma unroll
-      for (int k = 0; k < COLS; k++)
-        sum[k] += a.v[k];
-    }
-    if (out >= 0) {
-      b.load (column + (size_t) out * mid_pitch);
-#pragma unroll
-      for (int k = 0; k < COLS; k++)
-        sum[k] -= b.v[k];
-    }
+    for (int k = 0; k < COLS; k++)
+      sum[k] += a.v[k] - b.v[k];
   }
 }
 

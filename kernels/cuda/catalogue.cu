@@ -86,7 +86,7 @@ static constexpr Family catalogue[] = {
   { CC_FAMILY_BOX_RUNNING_SUM, "box-running-sum", CC_SHAPE_BOX, WIDE_RADII,
       any_plane, launch_box_running_sum, box_running_sum_workspace },
   { CC_FAMILY_BLOCK_MEAN, "block-mean", CC_SHAPE_BLOCKS, WIDE_RADII,
-      any_plane, launch_block_mean, no_workspace },
+      any_plane, launch_block_mean, block_mean_workspace },
 };
 
 /* catalogue[family] must be that family's row */

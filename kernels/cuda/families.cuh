@@ -43,6 +43,7 @@ cudaError_t launch_separable_wide (const Launch &l);
 size_t separable_wide_workspace (const Launch &l);
 cudaError_t launch_box_running_sum (const Launch &l);
 size_t box_running_sum_workspace (const Launch &l);
+size_t block_mean_workspace (const Launch &l);
 cudaError_t launch_block_mean (const Launch &l);
 
 #endif /* CUDACONV_FAMILIES_CUH */
