@@ -50,16 +50,31 @@ launch_blocks (const Launch &l)
       l.stream);
   if (err != cudaSuccess)
     return err;
-  const dim3 sum_grid ((l.width + BlockMeanTuning::SUM_COLUMNS - 1)
-          / BlockMeanTuning::SUM_COLUMNS, (unsigned) std::min (bands, 65535LL));
-  err = launch_kernel (block_mean_sums<T>, sum_grid,
-      BlockMeanTuning::SUM_COLUMNS, 0, l.stream, false, l.src, g, sums,
-      l.shift);
+  constexpr int QUAD = BlockMeanTuning::QUAD;
+  const bool quads_in = moves_as_quads<T> (l.src);
+  const int in_columns = BlockMeanTuning::SUM_THREADS * (quads_in ? QUAD : 1);
+  const dim3 sum_grid ((l.width + in_columns - 1) / in_columns,
+      (unsigned) std::min (bands, 65535LL));
+  err = quads_in ?
+      launch_kernel (block_mean_sums<T, QUAD>, sum_grid,
+          BlockMeanTuning::SUM_THREADS, 0, l.stream, false, l.src, g, sums,
+          l.shift) :
+      launch_kernel (block_mean_sums<T, 1>, sum_grid,
+          BlockMeanTuning::SUM_THREADS, 0, l.stream, false, l.src, g, sums,
+          l.shift);
   if (err != cudaSuccess)
     return err;
-  const dim3 fill_grid ((l.width + BlockMeanTuning::FILL_THREADS - 1)
-          / BlockMeanTuning::FILL_THREADS, std::min (l.height, 65535));
-  return launch_kernel (block_mean_fill<T>, fill_grid,
+  const bool quads_out = moves_as_quads<T> (l.dst);
+  const int out_columns = BlockMeanTuning::FILL_THREADS
+      * (quads_out ? QUAD : 1);
+  const dim3 fill_grid ((l.width + out_columns - 1) / out_columns,
+      std::min ((l.height + BlockMeanTuning::FILL_ROWS - 1)
+          / BlockMeanTuning::FILL_ROWS, 65535));
+  if (quads_out)
+    return launch_kernel (block_mean_fill<T, QUAD>, fill_grid,
+        BlockMeanTuning::FILL_THREADS, 0, l.stream, false, l.dst, g, sums,
+        scale, offset, l.max_value, l.shift);
+  return launch_kernel (block_mean_fill<T, 1>, fill_grid,
       BlockMeanTuning::FILL_THREADS, 0, l.stream, false, l.dst, g, sums,
       scale, offset, l.max_value, l.shift);
 }

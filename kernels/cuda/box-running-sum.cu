@@ -19,7 +19,9 @@ launch_box (const Launch &l)
 {
   const int r = l.radius ();
   H *mid = static_cast<H *> (l.workspace);
-  const int segment = BoxTuning::ROW_WINDOW - 2 * r;
+  const bool vec = moves_as_vectors<uint4> (l.src);
+  const int segment = BoxTuning::ROW_WINDOW - 2 * r
+      - (vec ? BoxTuning::ROW_ALIGN : 0);
   const int segments = (l.width + segment - 1) / segment;
   const long long row_blocks = ((long long) segments * l.height
                                    + BoxTuning::ROW_WARPS - 1)
@@ -28,9 +30,13 @@ launch_box (const Launch &l)
     return cudaErrorInvalidValue;
   const int shift = l.shift;
   const unsigned max_value = l.max_value;
-  cudaError_t err = launch_kernel (box_rows<T, H>, (unsigned) row_blocks,
-      32 * BoxTuning::ROW_WARPS, 0, l.stream, false, l.src, mid, l.width, r,
-      shift, l.border, segments);
+  cudaError_t err = vec ?
+      launch_kernel (box_rows<T, H, true>, (unsigned) row_blocks,
+          32 * BoxTuning::ROW_WARPS, 0, l.stream, false, l.src, mid, l.width,
+          r, shift, l.border, segments, segment) :
+      launch_kernel (box_rows<T, H, false>, (unsigned) row_blocks,
+          32 * BoxTuning::ROW_WARPS, 0, l.stream, false, l.src, mid, l.width,
+          r, shift, l.border, segments, segment);
   if (err != cudaSuccess)
     return err;
 
@@ -43,13 +49,17 @@ launch_box (const Launch &l)
       (l.height + BoxTuning::COL_ROWS - 1) / BoxTuning::COL_ROWS);
   const int block = 32 * BoxTuning::COL_WARPS;
   const double scale = l.filter->scale, offset = l.filter->offset;
+  /* and the output's pairs as one store, where they are aligned */
+  const bool pair_out = pairs && l.dst.pixel_stride == 1
+      && ((reinterpret_cast<uintptr_t> (l.dst.data) | l.dst.pitch)
+             % (2 * sizeof (T))) == 0;
   if (pairs)
     return launch_kernel (box_columns<T, H, 2>, grid, block, 0, l.stream,
         false, l.dst, mid, l.width, r, scale, offset, max_value, shift,
-        l.border);
+        l.border, pair_out);
   return launch_kernel (box_columns<T, H, 1>, grid, block, 0, l.stream,
       false, l.dst, mid, l.width, r, scale, offset, max_value, shift,
-      l.border);
+      l.border, false);
 }
 
 cudaError_t

@@ -4,11 +4,12 @@
  * Two kernels over an intermediate of sums in the caller's workspace
  * (uint16_t for 8-bit samples: 255 * 255 = 65025 fits; uint32_t else), in
  * values (raw >> shift):
- *  - row pass: a warp per BoxTuning::ROW_WINDOW - 2r outputs of one row.
- *    The warp stages its window's values in shared memory, each lane takes
- *    ROW_ITEMS consecutive ones and adds them up in registers, a warp scan
- *    of the lanes' totals turns that into prefix sums in shared memory, and
- *    each output is the difference of two of them;
+ *  - row pass: a warp per BoxTuning::ROW_WINDOW - 2r outputs of one row
+ *    (ROW_ALIGN fewer where the source moves as vectors). Each lane loads
+ *    ROW_ITEMS consecutive values of the warp's window and adds them up in
+ *    registers, a warp scan of the lanes' totals turns that into prefix
+ *    sums in shared memory, and each output is the difference of two of
+ *    them;
  *  - column pass: tiles of BoxTuning::COL_ROWS rows; in a tile, each warp
  *    walks its own run of rows with the running sum of 2r+1 rows (the row
  *    entering added, the row leaving taken off), a lane per column (two
@@ -22,6 +23,8 @@
 #ifndef CUDACONV_BOX_RUNNING_SUM_CUH
 #define CUDACONV_BOX_RUNNING_SUM_CUH
 
+#include <type_traits>
+
 #include "device.cuh"
 
 /* The family's tuning */
@@ -33,6 +36,9 @@ struct BoxTuning {
   /* a padding word every 32, so that lanes reading 32 consecutive words
    * hit 32 banks */
   static constexpr int ROW_SHARED = ROW_WINDOW + ROW_WINDOW / 32;
+  /* where the source moves as 16-byte vectors, windows start on multiples
+   * of ROW_ALIGN samples: whole vectors of 8- and 16-bit samples */
+  static constexpr int ROW_ALIGN = 16;
   /* column pass: output rows of a block's tile (a warp's run of rows is
    * COL_ROWS / COL_WARPS); 32 lanes across the columns */
   static constexpr int COL_ROWS = 256;
@@ -45,37 +51,72 @@ box_pad (int p)
   return p + (p >> 5);
 }
 
-/* Row y's sums of 2r+1 values, for the segment of warp task blockIdx.x *
- * ROW_WARPS + warp */
-template <typename T, typename H>
+/* WINDOW values of row y from plane column p0 on (the window's part
+ * outside the row through the border): with VEC, runs of ROW_ALIGN
+ * inside the row move as 16-byte vectors (p0 a multiple of ROW_ALIGN, the
+ * component moving as vectors), the rest one by one. */
+template <typename T, bool VEC, int WINDOW>
+__device__ __forceinline__ void
+box_load_window (unsigned (&v)[WINDOW], const ComponentArgs &src, int p0,
+    int y, int shift, CcBorder border)
+{
+  constexpr int RUN = BoxTuning::ROW_ALIGN;
+  const T *row = reinterpret_cast<const T *> (src.data
+      + (size_t) y * src.pitch);
+#pragma unroll
+  for (int c = 0; c < WINDOW; c += RUN) {
+    const int p = p0 + c;
+    if (VEC && p >= 0 && p + RUN <= src.width) {
+      constexpr int PER_VECTOR = 16 / sizeof (T);
+#pragma unroll
+      for (int q = 0; q < RUN; q += PER_VECTOR) {
+        const uint4 w = __ldg (reinterpret_cast<const uint4 *> (row + p + q));
+        const T *t = reinterpret_cast<const T *> (&w);
+#pragma unroll
+        for (int k = 0; k < PER_VECTOR; k++)
+          v[c + q + k] = (unsigned) t[k] >> shift;
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < RUN; k++) {
+        const int bx = cc_border_index (p + k, src.width, border);
+        v[c + k] = bx < 0 ? 0u : load_value<T> (src, bx, y, shift);
+      }
+    }
+  }
+}
+
+/* Row y's sums of 2r+1 values, for the segment [x0, x0 + segment) of warp
+ * task blockIdx.x * ROW_WARPS + warp. The warp's window of ROW_WINDOW
+ * values starts at ws, x0 - r (rounded down to ROW_ALIGN with VEC); lane
+ * l holds window positions [l ITEMS, l ITEMS + ITEMS) in registers, adds
+ * them up there, and a warp scan of the lanes' totals turns them into the
+ * window's prefix sums in shared memory; each output is the difference of
+ * two of them. */
+template <typename T, typename H, bool VEC>
 __global__ void __launch_bounds__ (32 * BoxTuning::ROW_WARPS)
 box_rows (ComponentArgs src, H *mid, int mid_pitch, int radius, int shift,
-    CcBorder border, int segments)
+    CcBorder border, int segments, int segment)
 {
   constexpr int ITEMS = BoxTuning::ROW_ITEMS;
   __shared__ unsigned sums[BoxTuning::ROW_WARPS][BoxTuning::ROW_SHARED];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int segment = BoxTuning::ROW_WINDOW - 2 * radius;
   const int task = blockIdx.x * BoxTuning::ROW_WARPS + warp;
   const int y = task / segments;
   const int x0 = (task - y * segments) * segment;
+  /* the mask rounds toward minus infinity, negative starts included */
+  const int ws = VEC ? (x0 - radius) & -BoxTuning::ROW_ALIGN : x0 - radius;
   unsigned *s = sums[warp];
   if (y >= src.height)
     return;
 
-  /* window position p holds source column x0 - r + p */
-  for (int p = lane; p < BoxTuning::ROW_WINDOW; p += 32) {
-    const int bx = cc_border_index (x0 - radius + p, src.width, border);
-    s[box_pad (p)] = bx < 0 ? 0u : load_value<T> (src, bx, y, shift);
-  }
-  __syncwarp ();
-  unsigned v[ITEMS], total = 0;
+  unsigned v[ITEMS];
+  box_load_window<T, VEC> (v, src, ws + lane * ITEMS, y, shift, border);
 #pragma unroll
-  for (int i = 0; i < ITEMS; i++) {
-    total += s[box_pad (lane * ITEMS + i)];
-    v[i] = total;
-  }
+  for (int i = 1; i < ITEMS; i++)
+    v[i] += v[i - 1];
   /* the lanes before this one: an exclusive warp scan of the totals */
+  const unsigned total = v[ITEMS - 1];
   unsigned before = total;
 #pragma unroll
   for (int d = 1; d < 32; d *= 2) {
@@ -84,18 +125,18 @@ box_rows (ComponentArgs src, H *mid, int mid_pitch, int radius, int shift,
       before += up;
   }
   before -= total;
-  __syncwarp ();
 #pragma unroll
   for (int i = 0; i < ITEMS; i++)
     s[box_pad (lane * ITEMS + i)] = before + v[i];
   __syncwarp ();
 
-  /* out(x) = P(x + 2r) - P(x - 1), P the inclusive prefix sums */
-  H *out = mid + (size_t) y * mid_pitch + x0;
-  for (int x = lane; x < segment && x0 + x < src.width; x += 32) {
-    const unsigned high = s[box_pad (x + 2 * radius)];
-    const unsigned low = x > 0 ? s[box_pad (x - 1)] : 0u;
-    out[x] = (H) (high - low);
+  /* out(x) = P(x + r) - P(x - r - 1), P the window's inclusive prefix
+   * sums, indexed from ws; P(ws - 1) is 0 */
+  H *out = mid + (size_t) y * mid_pitch;
+  const int x1 = min (x0 + segment, src.width);
+  for (int x = x0 + lane; x < x1; x += 32) {
+    const int high = x + radius - ws, low = x - radius - 1 - ws;
+    out[x] = (H) (s[box_pad (high)] - (low >= 0 ? s[box_pad (low)] : 0u));
   }
 }
 
@@ -156,7 +197,7 @@ template <typename T, typename H, int COLS>
 __global__ void __launch_bounds__ (32 * BoxTuning::COL_WARPS)
 box_columns (ComponentArgs dst, const H *mid, int mid_pitch, int radius,
     double scale, double offset, unsigned max_value, int shift,
-    CcBorder border)
+    CcBorder border, bool pair_out)
 {
   constexpr int K = BoxTuning::COL_ROWS / BoxTuning::COL_WARPS;
   /* segments of K local rows up to row COL_ROWS - 1 + 2r */
@@ -201,10 +242,22 @@ box_columns (ComponentArgs dst, const H *mid, int mid_pitch, int radius,
   const int t1 = min (t0 + K, h - y0);
 #pragma unroll 4
   for (int t = t0; t < t1; t++) {
+    unsigned out[COLS];
 #pragma unroll
     for (int k = 0; k < COLS; k++)
-      store_value<T> (dst, x + k, y0 + t,
-          scale_exact (sum[k], scale, offset, max_value), shift);
+      out[k] = scale_exact (sum[k], scale, offset, max_value);
+    if (COLS == 2 && pair_out) {
+      /* both samples in one store of twice their size */
+      typedef typename std::conditional<sizeof (T) == 1, uint16_t,
+          uint32_t>::type Two;
+      reinterpret_cast<Two *> (dst.data + (size_t) (y0 + t) * dst.pitch)[x
+          / 2] = (Two) (out[0] << shift | out[COLS - 1] << shift << (8
+              * sizeof (T)));
+    } else {
+#pragma unroll
+      for (int k = 0; k < COLS; k++)
+        store_value<T> (dst, x + k, y0 + t, out[k], shift);
+    }
     /* local row t + 2r + 1 enters, local row t leaves */
     BoxColumns<H, COLS> a, b;
     a.load (column, box_row (y0 + t + r + 1, h, border), mid_pitch);

@@ -93,7 +93,10 @@ check_shape (const char *what, const Image * im, const CcFilter * f,
 }
 
 /* The wide shapes on random planes: 1x1, 3x700 and 5x4 (smaller than every
- * filter here but r0-r1), 257x129 (odd, several blocks and tiles), 40x33;
+ * filter here but r0-r1), 257x129 (odd, several blocks and tiles), 40x33,
+ * 2101x9 and 1030x37 (rows of several warp windows, the last one cut short,
+ * the vector loads' edges in every row layout; columns shorter than the
+ * radius);
  * 8-bit, 16-bit and 10 bits above 6 padding bits (P010); one sample per
  * pixel and components of 2- and 4-sample pixels; every radius of
  * radii_wide and radii_sums under every border. 1920x1080 (not in quick
@@ -104,7 +107,7 @@ test_wide_shapes (RefRng * rng)
   static const struct {
     int width, height, pixel_stride;
   } planes[] = { {1, 1, 1}, {3, 700, 2}, {257, 129, 1}, {5, 4, 4},
-  {40, 33, 2}, {1920, 1080, 1}
+  {40, 33, 2}, {2101, 9, 1}, {1030, 37, 1}, {1920, 1080, 1}
   };
   static const CcShape shapes[] = { CC_SHAPE_WIDE, CC_SHAPE_BOX,
     CC_SHAPE_BLOCKS
