@@ -1,8 +1,8 @@
 /* cudaconv: the CPU back end's worker pool (see cudaconv-cpu-pool.h).
  *
- * One job at a time. The caller publishes it and rings the doorbell of
- * one worker; each worker woken rings two more, so that a job of 64
- * threads costs the caller one wake-up, not 63 (a tree of wake-ups).
+ * One job at a time. The caller publishes it and rings the doorbells of
+ * the workers it wakes, all of them itself, so that every one starts one
+ * wake-up after the ring rather than one per level of a tree of wake-ups.
  * Everyone woken, the caller too, takes item indices from one atomic
  * ticket, and the caller sleeps until the last item is done. No lock is
  * shared while items are taken: 64 threads woken at once and queueing on
@@ -14,7 +14,7 @@
  * that says BUSY and the one that publishes them, as a sequence lock: a
  * worker reads them, then takes an item with a compare-and-swap on the
  * ticket it read first, which fails if they may have changed since.
- * Workers live as long as the process. */
+ * Workers live as long as the process, asleep between jobs. */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include <errno.h>
 #include <pthread.h>
@@ -39,13 +39,6 @@ typedef struct {
   pthread_cond_t rung;
 } Doorbell;
 
-/* How long a worker that ran out of items waits for the next ring before
- * it sleeps, and the caller for the last items before it sleeps: the
- * planes of a frame come as jobs a few microseconds apart, and on a
- * virtual machine of 2 cores a sleeping worker started 25 to 100 us after
- * its ring, the caller 30 to 50 us after the last item. */
-#define SPIN_NS 30000
-
 static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER;
 static Doorbell bells[CC_CPU_MAX_THREADS - 1];
 static int n_workers;
@@ -56,44 +49,11 @@ static atomic_int size_by_work = 1;
 static _Atomic (CcPoolTask) job_task;
 static _Atomic (void *) job_data;
 static atomic_int job_items;
-static atomic_int job_woken;    /* workers whose doorbells it rings */
 static _Atomic uint64_t ticket;
 static atomic_int job_done;
 
 static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
-
-static uint64_t
-now_ns (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
-}
-
-static inline void
-cpu_relax (void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause ();
-#endif
-}
-
-/* Spins until *value is at least least (1) or SPIN_NS have passed (0) */
-static int
-spin_until (atomic_int *value, int least)
-{
-  const uint64_t end = now_ns () + SPIN_NS;
-  for (;;) {
-    for (int k = 0; k < 64; k++) {
-      if (atomic_load_explicit (value, memory_order_acquire) >= least)
-        return 1;
-      cpu_relax ();
-    }
-    if (now_ns () > end)
-      return 0;
-  }
-}
 
 /* asleep and rings are sequentially consistent, so that either the ringer
  * sees the worker asleep or the worker sees the ring before it sleeps */
@@ -113,14 +73,12 @@ ring (int k)
 static void
 answer (Doorbell *bell)
 {
-  if (!spin_until (&bell->rings, 1)) {
-    pthread_mutex_lock (&bell->lock);
-    atomic_store (&bell->asleep, 1);
-    while (atomic_load (&bell->rings) == 0)
-      pthread_cond_wait (&bell->rung, &bell->lock);
-    atomic_store (&bell->asleep, 0);
-    pthread_mutex_unlock (&bell->lock);
-  }
+  pthread_mutex_lock (&bell->lock);
+  atomic_store (&bell->asleep, 1);
+  while (atomic_load (&bell->rings) == 0)
+    pthread_cond_wait (&bell->rung, &bell->lock);
+  atomic_store (&bell->asleep, 0);
+  pthread_mutex_unlock (&bell->lock);
   atomic_fetch_sub (&bell->rings, 1);
 }
 
@@ -153,21 +111,15 @@ take_items (void)
   }
 }
 
-/* Worker k: the caller rings worker 0, and worker k rings 2k + 1 and
- * 2k + 2, a binary tree of wake-ups */
+/* Worker k: answers its doorbell, takes items, and sleeps again; a late
+ * ring finds no item of its job, which costs a wake-up and no more */
 static void *
 worker (void *index)
 {
-  const int k = (int) (intptr_t) index;
-  Doorbell *bell = &bells[k];
+  Doorbell *bell = &bells[(int) (intptr_t) index];
 
   for (;;) {
     answer (bell);
-    /* a late ring may ring the children of another job: they find no
-     * item, which costs them a wake-up and no more */
-    const int woken = atomic_load_explicit (&job_woken, memory_order_acquire);
-    for (int child = 2 * k + 1; child <= 2 * k + 2 && child < woken; child++)
-      ring (child);
     take_items ();
   }
   return NULL;
@@ -275,20 +227,16 @@ cc_cpu_pool_run (int n, CcPoolTask task, void *data)
   atomic_store_explicit (&job_task, task, memory_order_relaxed);
   atomic_store_explicit (&job_data, data, memory_order_relaxed);
   atomic_store_explicit (&job_items, n, memory_order_relaxed);
-  /* released: the doorbells of workers grown for this job are set up */
-  atomic_store_explicit (&job_woken, woken, memory_order_release);
   atomic_store_explicit (&job_done, 0, memory_order_relaxed);
   atomic_store_explicit (&ticket, generation << 32, memory_order_release);
 
-  if (woken > 0)
-    ring (0);
+  for (int k = 0; k < woken; k++)
+    ring (k);
   take_items ();
-  if (!spin_until (&job_done, n)) {
-    pthread_mutex_lock (&done_lock);
-    while (atomic_load_explicit (&job_done, memory_order_acquire) < n)
-      pthread_cond_wait (&done_cond, &done_lock);
-    pthread_mutex_unlock (&done_lock);
-  }
+  pthread_mutex_lock (&done_lock);
+  while (atomic_load_explicit (&job_done, memory_order_acquire) < n)
+    pthread_cond_wait (&done_cond, &done_lock);
+  pthread_mutex_unlock (&done_lock);
   pthread_mutex_unlock (&turn);
   return status;
 }

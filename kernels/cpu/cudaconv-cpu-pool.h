@@ -14,10 +14,10 @@ extern "C" {
 #define CC_CPU_MAX_THREADS 64
 
 /* The least work worth a thread of its own, in nanoseconds of one core:
- * of the order of a wake-up, the time a sleeping worker takes to start
- * (25 to 100 us on a virtual machine of 2 cores, cudaconv-cpu-pool.c), so
- * that the work a thread takes over outweighs its start */
-#define CC_CPU_MIN_TASK_NS 50000.0
+ * what ringing a sleeping worker costs the caller (a futex wake, a few
+ * microseconds). A worker that starts late costs no more than that: the
+ * items go to whoever takes them first, the caller included. */
+#define CC_CPU_MIN_TASK_NS 5000.0
 
 typedef void (*CcPoolTask) (void *data, int index);
 
