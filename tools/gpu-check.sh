@@ -5,8 +5,11 @@
 # element topic on the CUDA backend, CUDACONV_TEST_QUICK=1) as a job of its
 # own, JOBS at a time, the longest first, each cut at LIMIT seconds: most
 # of it fits one device call (README.md says how much did), where
-# tools/gpu-run.sh's parts one after another take several. Tests run
-# without meson through the bundle's
+# tools/gpu-run.sh's parts one after another take several. The memcheck
+# run of the element formats, the longest, is cut into runs of a few of
+# its tests each (GST_CHECKS). On a machine of several GPUs the jobs take
+# them in turn (CUDA_VISIBLE_DEVICES), but for the multi-GPU programs,
+# which see them all. Tests run without meson through the bundle's
 # run-meson-tests.py (that machine has none); the tests that may skip there
 # are tools/gpu-run.sh's (tools/gpu-common.sh).
 #   tools/gpu-check.sh [JOBS] [LIMIT]     (defaults: the CPUs, 540)
@@ -30,32 +33,53 @@ export GST_PLUGIN_PATH_1_0=$PWD/$build/plugin
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 gpus=$(nvidia-smi -L | grep -c '^GPU')
 
-# one line a job: "test NAME", "kernels TOOL PROGRAM" or "element PROGRAM"
+# one line a job: "test NAME", "kernels TOOL PROGRAM" or "element PROGRAM
+# [TESTS]" (TESTS: GST_CHECKS, a comma-separated list of its tests)
 list=$logs/jobs.txt
 python3 - "$build" >"$list" <<'EOF'
-import glob, json, os, sys
+import glob, json, os, re, sys
 build = sys.argv[1]
 tests = [t["name"] for t in json.load(open(os.path.join(build, "meson-info", "intro-tests.json")))]
 programs = lambda pattern: sorted(p for p in glob.glob(os.path.join(build, "tests", pattern)) if os.path.isfile(p))
 kernels = programs("test-kernels-cuda-*") + programs("test-frame-graph")
 elements = programs("test-element-cuda-*") + programs("test-element-multi-gpu")
+# the element programs whose memcheck runs are cut into parts of a few
+# tests, named as tests/element/TOPIC.c adds them
+split = {"element-cuda-formats": 1}
+def element_jobs(p):
+    name = p.rsplit("test-", 1)[1]
+    if name not in split:
+        return ["element " + p]
+    topic = name.split("-", 2)[2]
+    names = re.findall(r"tcase_add_test \(tc, (\w+)\)", open("tests/element/%s.c" % topic).read())
+    n = split[name]
+    return ["element %s %s" % (p, ",".join(names[i:i + n])) for i in range(0, len(names), n)]
 # the longest, measured on an H200 beside the others: sanitizers of the
 # largest kernel topics, the element formats, the long kernel tests
-slow = ["kernels-cuda-convolve", "element-cuda-formats", "kernels-cpu-convolve", "kernels-cuda-samples"]
+slow = ["kernels-cuda-convolve", "element-cuda-formats", "kernels-cpu-convolve", "kernels-cuda-samples",
+        "element-cuda-memory", "element-cuda-regions"]
 first = []
 for name in slow:
     first += ["kernels %s %s" % (tool, p) for p in kernels if p.endswith(name) for tool in ("racecheck", "memcheck")]
-    first += ["element " + p for p in elements if p.endswith(name)]
+    first += [j for p in elements if p.endswith(name) for j in element_jobs(p)]
     first += ["test " + name] if name in tests else []
 rest = ["kernels %s %s" % (tool, p) for p in kernels for tool in ("racecheck", "memcheck")]
-rest += ["element " + p for p in elements] + ["test " + t for t in tests]
-print("\n".join(first + [j for j in rest if j not in first]))
+rest += [j for p in elements for j in element_jobs(p)] + ["test " + t for t in tests]
+jobs = first + [j for j in rest if j not in first]
+# numbered, for the GPU each takes
+print("\n".join("%d %s" % (i, j) for i, j in enumerate(jobs)))
 EOF
 
 # a job's line split into its words; called by xargs below
 # shellcheck disable=SC2086,SC2317
 job() {
   set -- $1
+  local index=$1
+  shift
+  case "$*" in
+    *multi-gpu*) ;;
+    *) [ "$gpus" -gt 1 ] && export CUDA_VISIBLE_DEVICES=$((index % gpus)) ;;
+  esac
   case $1 in
     test)
       python3 "$bundle/run-meson-tests.py" "$build" "$2" >"$logs/test-$2.txt" 2>&1 ;;
@@ -63,12 +87,15 @@ job() {
       gpu_sanitize_kernels "$2" "$3" "$logs/$2-${3##*/}.log" \
         >"$logs/summary-$2-${3##*/}.txt" ;;
     element)
-      gpu_sanitize_element "$build" "$2" "$logs/memcheck-${2##*/}.log" \
-        >"$logs/summary-element-${2##*/}.txt" ;;
+      # an empty GST_CHECKS would name no test
+      [ -n "${3:-}" ] && export GST_CHECKS=$3
+      gpu_sanitize_element "$build" "$2" \
+        "$logs/memcheck-${2##*/}${3:+-$index}.log" \
+        >"$logs/summary-element-${2##*/}${3:+-$index}.txt" ;;
   esac
 }
 export -f job gpu_sanitize_kernels gpu_sanitize_element
-export build bundle logs
+export build bundle logs gpus
 export CUDACONV_SANITIZER_TIMEOUT=$limit
 start=$(date +%s)
 tr '\n' '\0' <"$list" | timeout "$limit" xargs -0 -P "$jobs" -I{} bash -c 'job "{}"'
@@ -77,7 +104,7 @@ echo "$(wc -l <"$list") jobs, $jobs at a time: $(($(date +%s) - start)) s"
 status=0
 cat "$logs"/test-*.txt 2>/dev/null | grep -E '^(OK|SKIP|FAIL|TIMEOUT)|^    ' >"$out/suite.txt"
 cat "$logs"/summary-*.txt 2>/dev/null >"$out/sanitizers.txt"
-tests=$(grep -c '^test ' "$list")
+tests=$(grep -c '^[0-9]* test ' "$list")
 ok=$(grep -c '^OK' "$out/suite.txt")
 skipped=$(grep -c '^SKIP' "$out/suite.txt")
 echo "suite: $ok passed, $skipped skipped, $((tests - ok - skipped)) failed or not run, of $tests"
@@ -87,7 +114,7 @@ if grep '^SKIP' "$out/suite.txt" | grep -Ev "$(gpu_may_skip "$gpus")" | grep -q 
   echo "a test was skipped on the GPU machine"; status=1
 fi
 cat "$out/sanitizers.txt"
-runs=$(grep -c -E '^(kernels|element) ' "$list")
+runs=$(grep -c -E '^[0-9]* (kernels|element) ' "$list")
 [ "$(wc -l <"$out/sanitizers.txt")" = "$runs" ] || { echo "sanitizer runs that did not end: $((runs - $(wc -l <"$out/sanitizers.txt")))"; status=1; }
 # a two-GPU program exits 77 where there is one GPU
 grep -vE 'exit 0;|element multi-gpu: exit 77;' "$out/sanitizers.txt" | grep -q . && status=1
