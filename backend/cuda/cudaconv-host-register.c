@@ -67,6 +67,24 @@ cudaconv_host_register_reset (CudaConvHostRegister * cache)
   cache->given_up = FALSE;
 }
 
+/* Elements that share a buffer (the branches of a tee, on one device or
+ * several) register its memory once: the first makes the registration,
+ * which is portable, and the others find it on the memory. */
+static GMutex registering;
+
+/* Whether memory at data is page-locked already, by another CUDA user
+ * than this cache: registering it again fails */
+static gboolean
+locked_elsewhere (gpointer data)
+{
+  struct cudaPointerAttributes attributes;
+  if (cudaPointerGetAttributes (&attributes, data) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return FALSE;
+  }
+  return attributes.type == cudaMemoryTypeHost;
+}
+
 gboolean
 cudaconv_host_register_frame (CudaConvHostRegister * cache,
     const GstVideoFrame * frame)
@@ -75,19 +93,21 @@ cudaconv_host_register_frame (CudaConvHostRegister * cache,
   Registration *r;
   const GstMapInfo *map = &frame->map[0];
   cudaError_t status;
+  gboolean registered = FALSE;
 
   /* one memory per buffer: the mapping is then that memory's own bytes */
   if (cache->given_up || gst_buffer_n_memory (frame->buffer) != 1)
     return FALSE;
   mem = gst_buffer_peek_memory (frame->buffer, 0);
+  g_mutex_lock (&registering);
   r = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem),
       registration_quark ());
   if (r) {
     /* a memory type whose mappings move cannot use the cached one */
-    if (r->data != map->data || r->size < map->size)
-      return FALSE;
-    cache->hits++;
-    return TRUE;
+    registered = r->data == map->data && r->size >= map->size;
+    if (registered)
+      cache->hits++;
+    goto done;
   }
 
   if (cache->registrations >= PROBATION
@@ -95,8 +115,11 @@ cudaconv_host_register_frame (CudaConvHostRegister * cache,
     GST_INFO ("input buffers are not recycled (%u registrations, %u reuses): "
         "staging from now on", cache->registrations, cache->hits);
     cache->given_up = TRUE;
-    return FALSE;
+    goto done;
   }
+  /* whoever locked it decides how long it stays so: staged */
+  if (locked_elsewhere (map->data))
+    goto done;
   /* mapped too: kernels that move only a frame's regions read and write
    * it where it is */
   status = cudaHostRegister (map->data, map->size,
@@ -106,7 +129,7 @@ cudaconv_host_register_frame (CudaConvHostRegister * cache,
     GST_INFO ("cudaHostRegister of %" G_GSIZE_FORMAT " bytes failed (%s): "
         "staging from now on", map->size, cudaGetErrorString (status));
     cache->given_up = TRUE;
-    return FALSE;
+    goto done;
   }
   r = g_new (Registration, 1);
   r->data = map->data;
@@ -116,5 +139,9 @@ cudaconv_host_register_frame (CudaConvHostRegister * cache,
   gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem),
       registration_quark (), r, registration_free);
   cache->registrations++;
-  return TRUE;
+  registered = TRUE;
+
+done:
+  g_mutex_unlock (&registering);
+  return registered;
 }
