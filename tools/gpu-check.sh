@@ -6,8 +6,8 @@
 # own, JOBS at a time, the longest first, each cut at LIMIT seconds: most
 # of it fits one device call (README.md says how much did), where
 # tools/gpu-run.sh's parts one after another take several. The memcheck
-# run of the element formats, the longest, is cut into runs of a few of
-# its tests each (GST_CHECKS). On a machine of several GPUs the jobs take
+# run of the element formats, the longest, is cut into one run per test
+# (GST_CHECKS). On a machine of several GPUs the jobs take
 # them in turn (CUDA_VISIBLE_DEVICES), but for the multi-GPU programs,
 # which see them all. Tests run without meson through the bundle's
 # run-meson-tests.py (that machine has none); the tests that may skip there
@@ -27,6 +27,8 @@ out=${OUT:-out/gpu}
 build=${CUDACONV_BUILD_DIR:-build}
 bundle=${CUDACONV_GST_BUNDLE:-.gst}
 logs=$out/check
+# a run's summaries are counted: none of an earlier run's may stay
+rm -rf "$logs"
 mkdir -p "$logs"
 # shellcheck disable=SC1091
 source "$bundle/env.sh"
@@ -34,14 +36,22 @@ source "$bundle/env.sh"
 source "$(dirname "$0")/gpu-common.sh"
 export GST_PLUGIN_PATH_1_0=$PWD/$build/plugin
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
-gpus=$(nvidia-smi -L | grep -c '^GPU')
+# the GPUs the jobs take in turn: those CUDA_VISIBLE_DEVICES names, else
+# every one
+if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+  IFS=, read -r -a devices <<<"$CUDA_VISIBLE_DEVICES"
+else
+  mapfile -t devices < <(seq 0 $(($(nvidia-smi -L | grep -c '^GPU') - 1)))
+fi
+gpus=${#devices[@]}
+devices_list="${devices[*]}"
 
 # one line a job: "test NAME", "kernels TOOL PROGRAM" or "element PROGRAM
 # [TESTS]" (TESTS: GST_CHECKS, a comma-separated list of its tests)
 list=$logs/jobs.txt
-python3 - "$build" >"$list" <<'EOF'
+python3 - "$build" "$(dirname "$0")/.." >"$list" <<'EOF' || { echo "gpu-check: no list of jobs"; exit 1; }
 import glob, json, os, re, sys
-build = sys.argv[1]
+build, root = sys.argv[1], sys.argv[2]
 tests = [t["name"] for t in json.load(open(os.path.join(build, "meson-info", "intro-tests.json")))]
 programs = lambda pattern: sorted(p for p in glob.glob(os.path.join(build, "tests", pattern)) if os.path.isfile(p))
 kernels = programs("test-kernels-cuda-*") + programs("test-frame-graph")
@@ -54,7 +64,7 @@ def element_jobs(p):
     if name not in split:
         return ["element " + p]
     topic = name.split("-", 2)[2]
-    names = re.findall(r"tcase_add_test \(tc, (\w+)\)", open("tests/element/%s.c" % topic).read())
+    names = re.findall(r"tcase_add_test \(tc, (\w+)\)", open(os.path.join(root, "tests", "element", topic + ".c")).read())
     n = split[name]
     return ["element %s %s" % (p, ",".join(names[i:i + n])) for i in range(0, len(names), n)]
 # the longest, measured on an H200 beside the others: sanitizers of the
@@ -69,11 +79,14 @@ for name in slow:
 rest = ["kernels %s %s" % (tool, p) for p in kernels for tool in ("racecheck", "memcheck")]
 rest += [j for p in elements for j in element_jobs(p)] + ["test " + t for t in tests]
 jobs = first + [j for j in rest if j not in first]
+# numbered before they are chosen, so that a job keeps its number (and its
+# log's name) in every run
 keep = re.compile(os.environ.get("CUDACONV_CHECK_JOBS", ""))
-jobs = [j for j in jobs if keep.search(j)]
-# numbered, for the GPU each takes
-print("\n".join("%d %s" % (i, j) for i, j in enumerate(jobs)))
+for i, j in enumerate(jobs):
+    if keep.search(j):
+        print("%d %s" % (i, j))
 EOF
+[ -s "$list" ] || { echo "gpu-check: no job matches CUDACONV_CHECK_JOBS"; exit 1; }
 
 # a job's line split into its words; called by xargs below
 # shellcheck disable=SC2086,SC2317
@@ -83,7 +96,11 @@ job() {
   shift
   case "$*" in
     *multi-gpu*) ;;
-    *) [ "$gpus" -gt 1 ] && export CUDA_VISIBLE_DEVICES=$((index % gpus)) ;;
+    *) if [ "$gpus" -gt 1 ]; then
+         local devices
+         read -r -a devices <<<"$devices_list"
+         export CUDA_VISIBLE_DEVICES=${devices[index % gpus]}
+       fi ;;
   esac
   case $1 in
     test)
@@ -100,7 +117,7 @@ job() {
   esac
 }
 export -f job gpu_sanitize_kernels gpu_sanitize_element
-export build bundle logs gpus
+export build bundle logs gpus devices_list
 export CUDACONV_SANITIZER_TIMEOUT=$limit
 start=$(date +%s)
 tr '\n' '\0' <"$list" | timeout "$limit" xargs -0 -P "$jobs" -I{} bash -c 'job "{}"'

@@ -117,8 +117,10 @@ cudaconv_host_register_frame (CudaConvHostRegister * cache,
     cache->given_up = TRUE;
     goto done;
   }
-  /* whoever locked it decides how long it stays so: staged */
-  if (locked_elsewhere (map->data))
+  /* whoever locked it decides how long it stays so: staged (either end
+   * of the mapping, which may start or end in another's registration) */
+  if (locked_elsewhere (map->data)
+      || locked_elsewhere (map->data + map->size - 1))
     goto done;
   /* mapped too: kernels that move only a frame's regions read and write
    * it where it is */

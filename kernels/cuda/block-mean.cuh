@@ -8,9 +8,10 @@
  *    so that each sample is read once and written once by enough threads
  *    to fill the GPU whatever the radius: block_mean_sums adds up bands
  *    of rows a thread per run of columns, block_mean_fill writes runs of
- *    columns down a few rows, working out a block's value once per run;
- *    a run is four samples moved as one vector where the component
- *    allows it (planar, aligned), one sample otherwise. */
+ *    columns down FILL_ROWS rows, working out a block's value once per
+ *    block row it meets there; a run is four samples moved as one vector
+ *    where the component allows it (planar, aligned), one sample
+ *    otherwise. */
 #ifndef CUDACONV_BLOCK_MEAN_CUH
 #define CUDACONV_BLOCK_MEAN_CUH
 

@@ -191,8 +191,11 @@ box_add_rows (unsigned sum[COLS], const H *column, int pitch, int y0, int r,
  * [w K, w K + K), K = COL_ROWS / COL_WARPS, with a running sum; the sum it
  * starts from is made of whole segments of K local rows, which the block
  * adds up first, a segment per warp at a time, plus fewer than K rows of
- * its own. So no thread walks more than K + 2r / COL_WARPS + K rows, and
- * a radius adds work across the block's warps instead of to one walk. */
+ * its own. A thread so reads at most K rows for each COL_WARPS segments
+ * of the tile (COL_WARPS - 1 + 2r / K of them), fewer than K rows of its
+ * own and 2K rows on its walk (127 rows at r127, 64 + 31 + 32), where one
+ * walk from the window's start would read 2r + 1 + 2K: a radius adds work
+ * across the block's warps more than to one walk. */
 template <typename T, typename H, int COLS>
 __global__ void __launch_bounds__ (32 * BoxTuning::COL_WARPS)
 box_columns (ComponentArgs dst, const H *mid, int mid_pitch, int radius,
