@@ -93,4 +93,9 @@ for side in old new new old; do
   build=$old; [ $side = new ] && build=$new
   echo "one-frame pipeline, $side: $(first_frame "$build") ms"
 done
+# the comparison's verdict again, last, where a cut tail of the output
+# still shows it
+echo "rows slower than $limit x (from $out/compare.txt):"
+grep -E 'SLOWER' "$out/compare.txt" || echo "none"
+tail -1 "$out/compare.txt"
 exit $status
