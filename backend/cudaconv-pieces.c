@@ -58,6 +58,39 @@ run_outside (const CudaConvPieceOps * ops, gpointer ctx,
   return TRUE;
 }
 
+/* Every piece's window filtered into the scratch, where the windows lie
+ * one after the other in piece order: in one call where the back end
+ * takes them so, else one by one. */
+static gboolean
+convolve_windows (const CudaConvPieceOps * ops, gpointer ctx,
+    const CudaConvJob * job, gint comp, const CudaConvPiece * pieces,
+    guint n, const CcComponent * s, gpointer scratch, GError ** error)
+{
+  const gsize align = MAX (ops->row_align, 1);
+  CcComponent *from = g_new (CcComponent, 2 * n), *to = from + n;
+  const CcFilter **filters = g_new (const CcFilter *, n);
+  gboolean ok = TRUE;
+  gsize offset = 0;
+
+  for (guint k = 0; k < n; k++) {
+    const GstVideoRectangle *window = &pieces[k].window;
+    const gsize pitch = scratch_pitch (s, window, align);
+
+    from[k] = cudaconv_component_sub (s, window);
+    to[k] = scratch_window (scratch, offset, pitch, s, window);
+    filters[k] = job->region_filters[pieces[k].region];
+    offset += pitch * window->h;
+  }
+  if (ops->convolve_windows)
+    ok = ops->convolve_windows (ctx, comp, n, from, to, filters, error);
+  for (guint k = 0; ok && !ops->convolve_windows && k < n; k++)
+    ok = ops->convolve (ctx, comp, &from[k], &to[k], filters[k], FALSE,
+        error);
+  g_free (from);
+  g_free (filters);
+  return ok;
+}
+
 gboolean
 cudaconv_pieces_run (const CudaConvPieceOps * ops, gpointer ctx,
     const CudaConvJob * job, gint comp, guint part, const CcComponent * s,
@@ -98,20 +131,8 @@ cudaconv_pieces_run (const CudaConvPieceOps * ops, gpointer ctx,
   scratch = ops->scratch (ctx, need, error);
   if (!scratch)
     return FALSE;
-  /* the windows lie in the scratch one after the other, in piece order */
-  offset = 0;
-  for (guint k = 0; k < n; k++) {
-    const GstVideoRectangle *window = &pieces[k].window;
-    const gsize pitch = scratch_pitch (s, window, align);
-    const CcComponent from = cudaconv_component_sub (s, window);
-    const CcComponent filtered = scratch_window (scratch, offset, pitch, s,
-        window);
-
-    if (!ops->convolve (ctx, comp, &from, &filtered,
-            job->region_filters[pieces[k].region], FALSE, error))
-      return FALSE;
-    offset += pitch * window->h;
-  }
+  if (!convolve_windows (ops, ctx, job, comp, pieces, n, s, scratch, error))
+    return FALSE;
   offset = 0;
   for (guint k = 0; k < n; k++) {
     const GstVideoRectangle *window = &pieces[k].window;

@@ -33,6 +33,12 @@ typedef struct {
   /* each window's rows in the scratch start on a multiple of this many
    * bytes */
   gsize row_align;
+  /* Where not NULL: filters the n windows from[k] into to[k], of
+   * component comp, with filters[k], all at once (what convolve would do
+   * to each, as one piece of work); else convolve runs for each. */
+  gboolean (*convolve_windows) (gpointer ctx, gint comp, guint n,
+      const CcComponent * from, const CcComponent * to,
+      const CcFilter * const *filters, GError ** error);
 } CudaConvPieceOps;
 
 /* Filters (or fills) part number part of component comp, s into d, as the

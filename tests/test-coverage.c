@@ -592,7 +592,7 @@ test_copy (void)
 typedef struct {
   guint8 *scratch;
   gsize scratch_size;
-  guint convolves, wholes, fills, copies;
+  guint convolves, wholes, fills, copies, batches;
   gboolean copied_before_filter;
   const CcFilter *filters_seen[CUDACONV_MAX_PIECES];
   gsize align;
@@ -623,6 +623,19 @@ rec_convolve (gpointer ctx, gint comp, const CcComponent * src,
     for (gint x = 0; x < src->width; x++)
       ((guint8 *) dst->data)[y * dst->pitch + x * dst->pixel_stride] =
           255 - ((guint8 *) src->data)[y * src->pitch + x * src->pixel_stride];
+  return TRUE;
+}
+
+/* the windows at once, as the CPU back end takes them */
+static gboolean
+rec_convolve_windows (gpointer ctx, gint comp, guint n,
+    const CcComponent * from, const CcComponent * to,
+    const CcFilter * const *filters, GError ** error)
+{
+  ((Recorder *) ctx)->batches++;
+  for (guint k = 0; k < n; k++)
+    if (!rec_convolve (ctx, comp, &from[k], &to[k], filters[k], FALSE, error))
+      return FALSE;
   return TRUE;
 }
 
@@ -679,15 +692,17 @@ test_pieces (void)
   filter_make (&whole_filter, 2, FALSE);
   for (gint i = 0; i < w * h; i++)
     in[i] = (guint8) (i * 7 + 3);
-  /* inside: filtered, filled, in place, windows packed tight; outside:
-   * filtered, filled */
+  /* inside: filtered, filled, in place, windows packed tight, the
+   * windows in one call (in place and not); outside: filtered, filled */
   static const struct {
     gboolean outside, fill, in_place;
     gsize align;
+    gboolean batched;
   } variants[] = {
-    {FALSE, FALSE, FALSE, 16}, {FALSE, TRUE, FALSE, 16},
-    {FALSE, FALSE, TRUE, 16}, {FALSE, FALSE, FALSE, 1},
-    {TRUE, FALSE, FALSE, 16}, {TRUE, TRUE, FALSE, 16},
+    {FALSE, FALSE, FALSE, 16, FALSE}, {FALSE, TRUE, FALSE, 16, FALSE},
+    {FALSE, FALSE, TRUE, 16, FALSE}, {FALSE, FALSE, FALSE, 1, FALSE},
+    {FALSE, FALSE, FALSE, 1, TRUE}, {FALSE, FALSE, TRUE, 16, TRUE},
+    {TRUE, FALSE, FALSE, 16, FALSE}, {TRUE, TRUE, FALSE, 16, FALSE},
   };
 
   for (guint v = 0; v < G_N_ELEMENTS (variants); v++) {
@@ -695,7 +710,7 @@ test_pieces (void)
     const gboolean fill = variants[v].fill;
     const gboolean in_place = variants[v].in_place;
     static const CudaConvPieceOps base = { rec_convolve, rec_fill, rec_copy,
-      rec_scratch, 16
+      rec_scratch, 16, NULL
     };
     CudaConvPieceOps ops = base;
     Recorder rec = { 0 };
@@ -720,6 +735,8 @@ test_pieces (void)
     cudaconv_coverage_build (cov, &f->plan, &f->regions, f->filter_list,
         f->border);
     rec.align = ops.row_align = variants[v].align;
+    if (variants[v].batched)
+      ops.convolve_windows = rec_convolve_windows;
     job.filter = &whole_filter;
     job.border = f->border;
     job.plan = &f->plan;
@@ -747,6 +764,7 @@ test_pieces (void)
     } else {
       g_assert_cmpuint (rec.wholes, ==, 0);
       g_assert_cmpuint (rec.convolves, ==, f->regions.n);
+      g_assert_cmpuint (rec.batches, ==, variants[v].batched ? 1 : 0);
       g_assert_cmpuint (rec.copies, ==, f->regions.n);
       for (guint k = 0; k < f->regions.n; k++)
         g_assert_true (rec.filters_seen[k] == &f->filters[k]);

@@ -152,9 +152,29 @@ piece_scratch (gpointer ctx, gsize bytes, GError ** error)
   return cpu->scratch;
 }
 
+/* A part's windows as one batch of the CPU kernels, so that the pool
+ * wakes its threads once for all of them rather than once a window */
+static gboolean
+piece_convolve_windows (gpointer ctx, gint comp, guint n,
+    const CcComponent * from, const CcComponent * to,
+    const CcFilter * const *filters, GError ** error)
+{
+  const PieceContext *pc = ctx;
+  CcCpuConvolution *work = g_new (CcCpuConvolution, n);
+  int rc;
+
+  for (guint k = 0; k < n; k++)
+    work[k] = (CcCpuConvolution) {
+    &from[k], &to[k], filters[k]};
+  rc = cc_cpu_convolve_batch (work, (int) n, pc->border, pc->cpu->n_threads);
+  g_free (work);
+  return rc == 0 || kernel_failed ("convolution", comp, rc, error);
+}
+
 /* The CPU kernels read rows at any byte: windows are packed tight. */
 static const CudaConvPieceOps cpu_piece_ops = {
-  piece_convolve, piece_fill, piece_copy, piece_scratch, 1
+  piece_convolve, piece_fill, piece_copy, piece_scratch, 1,
+  piece_convolve_windows
 };
 
 /* Filters (or fills) component c of one plane in each of its parts; with

@@ -57,9 +57,10 @@ piece_scratch (gpointer ctx, gsize bytes, GError ** error)
   return slot->scratch;
 }
 
-/* 16-byte rows keep the windows' rows aligned for the vector paths */
+/* 16-byte rows keep the windows' rows aligned for the vector paths; the
+ * windows go one by one, each a launch on the slot's stream */
 static const CudaConvPieceOps piece_ops = {
-  piece_convolve, piece_fill, piece_copy, piece_scratch, 16
+  piece_convolve, piece_fill, piece_copy, piece_scratch, 16, NULL
 };
 
 /* Filters (or fills) every component of plane p that the plan processes,

@@ -318,44 +318,140 @@ job_ns (const CcComponent *src, const CcFilter *f, int lanes)
 }
 
 static int
-convolve (const CcComponent *src, const CcComponent *dst,
+args_valid (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *filter, CcBorder border)
+{
+  return cc_component_valid (src) && cc_component_valid (dst)
+      && cc_filter_valid (filter) && src->width == dst->width
+      && src->height == dst->height && src->sample == dst->sample
+      && cc_component_depth (src) == cc_component_depth (dst)
+      && src->shift == dst->shift && (unsigned) border <= CC_BORDER_WRAP;
+}
+
+/* The shapes other than taps, channel by channel: whole pixels go
+ * component by component, these shapes' passes being bound by their sums,
+ * not by the strided loads */
+static int
+convolve_shape (const CcComponent *src, const CcComponent *dst,
     const CcFilter *filter, CcBorder border, int n_threads, int lanes)
 {
-  if (!cc_component_valid (src) || !cc_component_valid (dst)
-      || !cc_filter_valid (filter) || src->width != dst->width
-      || src->height != dst->height || src->sample != dst->sample
-      || cc_component_depth (src) != cc_component_depth (dst)
-      || src->shift != dst->shift || (unsigned) border > CC_BORDER_WRAP)
-    return EINVAL;
-
-  if (filter->shape != CC_SHAPE_TAPS) {
-    /* whole pixels go component by component: these shapes' passes are
-     * bound by their sums, not by the strided loads */
-    for (int c = 0; c < lanes; c++) {
-      const size_t skip = (size_t) c * src->sample;
-      CcComponent s = *src, d = *dst;
-      int err;
-      s.data = (char *) s.data + skip;
-      d.data = (char *) d.data + skip;
-      if ((err = cc_cpu_convolve_shape (&s, &d, filter, border, n_threads)))
-        return err;
-    }
-    return 0;
+  for (int c = 0; c < lanes; c++) {
+    const size_t skip = (size_t) c * src->sample;
+    CcComponent s = *src, d = *dst;
+    int err;
+    s.data = (char *) s.data + skip;
+    d.data = (char *) d.data + skip;
+    if ((err = cc_cpu_convolve_shape (&s, &d, filter, border, n_threads)))
+      return err;
   }
+  return 0;
+}
 
+/* A taps job cut into the bands its work is worth */
+static Job
+taps_job (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *filter, CcBorder border, int n_threads, int lanes)
+{
   Job job = { src, dst, filter, border, lanes, 1, { 0 } };
   job.n_bands = cc_cpu_pool_threads (job_ns (src, filter, lanes), n_threads);
   if (job.n_bands > src->height / MIN_ROWS_PER_BAND)
     job.n_bands = src->height / MIN_ROWS_PER_BAND > 0 ?
         src->height / MIN_ROWS_PER_BAND :
         1;
+  return job;
+}
 
+/* The first band that failed, or 0 */
+static int
+job_status (const Job *job)
+{
+  for (int b = 0; b < job->n_bands; b++)
+    if (job->status[b])
+      return job->status[b];
+  return 0;
+}
+
+static int
+convolve (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *filter, CcBorder border, int n_threads, int lanes)
+{
+  if (!args_valid (src, dst, filter, border))
+    return EINVAL;
+  if (filter->shape != CC_SHAPE_TAPS)
+    return convolve_shape (src, dst, filter, border, n_threads, lanes);
+
+  Job job = taps_job (src, dst, filter, border, n_threads, lanes);
   /* a pool that could not grow still ran every band on this thread */
   (void) cc_cpu_pool_run (job.n_bands, convolve_band, &job);
-  for (int b = 0; b < job.n_bands; b++)
-    if (job.status[b])
-      return job.status[b];
-  return 0;
+  return job_status (&job);
+}
+
+/* The bands of a batch's taps jobs as one pool job: item i is band
+ * i - first[j] of jobs[j], first[j] <= i < first[j + 1] */
+typedef struct {
+  Job *jobs;
+  int *first;
+  int n;
+} Batch;
+
+static void
+batch_band (void *data, int item)
+{
+  const Batch *batch = data;
+  int lo = 0, hi = batch->n - 1;
+
+  /* the last job whose first band is at most item */
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (batch->first[mid] <= item)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  convolve_band (&batch->jobs[lo], item - batch->first[lo]);
+}
+
+int
+cc_cpu_convolve_batch (const CcCpuConvolution *work, int n, CcBorder border,
+    int n_threads)
+{
+  Batch batch = { NULL, NULL, 0 };
+  int status = 0, items = 0;
+
+  if (n < 0 || (n > 0 && !work))
+    return EINVAL;
+  for (int i = 0; i < n; i++)
+    if (!args_valid (work[i].src, work[i].dst, work[i].filter, border))
+      return EINVAL;
+  batch.jobs = malloc (sizeof (Job) * (size_t) (n > 0 ? n : 1));
+  batch.first = malloc (sizeof (int) * (size_t) (n + 1));
+  if (!batch.jobs || !batch.first) {
+    free (batch.jobs);
+    free (batch.first);
+    return ENOMEM;
+  }
+  for (int i = 0; i < n; i++) {
+    if (work[i].filter->shape != CC_SHAPE_TAPS)
+      continue;
+    batch.jobs[batch.n] = taps_job (work[i].src, work[i].dst, work[i].filter,
+        border, n_threads, 1);
+    batch.first[batch.n] = items;
+    items += batch.jobs[batch.n].n_bands;
+    batch.n++;
+  }
+  batch.first[batch.n] = items;
+  if (items > 0)
+    (void) cc_cpu_pool_run (items, batch_band, &batch);
+  for (int j = 0; j < batch.n && !status; j++)
+    status = job_status (&batch.jobs[j]);
+  /* the other shapes, one at a time on the pool */
+  for (int i = 0; i < n && !status; i++)
+    if (work[i].filter->shape != CC_SHAPE_TAPS)
+      status = convolve_shape (work[i].src, work[i].dst, work[i].filter,
+          border, n_threads, 1);
+  free (batch.jobs);
+  free (batch.first);
+  return status;
 }
 
 int

@@ -2,11 +2,16 @@
  * result: bad arguments come back as errors, never as a crash or a
  * launch; in the CUDA build, kernels queued back to back, unsynchronised,
  * each wait for what they must (test_launch_order), and the selector
- * reaches every family. */
+ * reaches every family; in the CPU build, a batch of convolutions gives
+ * what they give one by one (test_cpu_batch). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
+#ifndef KERNELS_CUDA
+#include "cudaconv-cpu-pool.h"
+#endif
 
 #ifdef KERNELS_CUDA
 #define ORDER_WIDTH 3840
@@ -412,6 +417,110 @@ test_invalid_arguments (void)
 #endif
 }
 
+#ifndef KERNELS_CUDA
+/* cc_cpu_convolve_batch against cc_cpu_convolve one convolution at a
+ * time, bit for bit: windows from 1x1 to 300x70 (odd, shorter than a
+ * band, taller than wide), 8- and 16-bit, 2D and separable taps of radius
+ * 0 to 7 and a box among them (a shape that runs apart), every border,
+ * with the CPU pool's sizing off and on; and a batch holding one invalid
+ * convolution runs none of them. */
+static void
+test_cpu_batch (RefRng * rng)
+{
+  enum { N = 8 };
+  static const int sizes[N][2] = { {1, 1}, {300, 70}, {17, 5}, {64, 9},
+  {3, 200}, {129, 33}, {40, 40}, {255, 3}
+  };
+  Image a[N], b[N];
+  Filters filters[N];
+  CcComponent src[N], dst_a[N], dst_b[N];
+  CcCpuConvolution work[N];
+
+  for (int k = 0; k < N; k++) {
+    const int bytes = 1 + k % 2, side = 2 * (k % 4) + 1;
+    const double max = bytes == 1 ? 255.0 : 65535.0;
+    image_init (&a[k], rng, sizes[k][0], sizes[k][1], bytes, 1, 0,
+        (RowLayout) (k % 3));
+    image_init (&b[k], rng, sizes[k][0], sizes[k][1], bytes, 1, 0,
+        (RowLayout) (k % 3));
+    memcpy (b[k].in, a[k].in, a[k].pitch * a[k].height);
+    (k % 2 ? separable_filters : random_filters) (rng, side, k % 3 == 0, max,
+        &filters[k]);
+    if (k == 5) {
+      /* a box: it runs after the taps, on its own */
+      memset (&filters[k].f, 0, sizeof (filters[k].f));
+      filters[k].f.shape = CC_SHAPE_BOX;
+      filters[k].f.radius = 3;
+      filters[k].f.response = CC_RESPONSE_LINEAR;
+      filters[k].f.scale = 1.0 / 49.0;
+    }
+    src[k] = channel_of (&a[k], a[k].in);
+    dst_a[k] = channel_of (&a[k], a[k].out);
+    dst_b[k] = channel_of (&b[k], b[k].out);
+    work[k] = (CcCpuConvolution) {
+    &src[k], &dst_a[k], &filters[k].f};
+  }
+  for (int sized = 0; sized < 2; sized++)
+    for (int border = 0; border < 4; border++) {
+      char what[120];
+      int rc, differ = -1;
+
+      cc_cpu_pool_size_by_work (sized);
+      for (int k = 0; k < N; k++) {
+        memset (a[k].out, POISON, a[k].pitch * a[k].height);
+        memset (b[k].out, POISON, b[k].pitch * b[k].height);
+      }
+      rc = cc_cpu_convolve_batch (work, N, (CcBorder) border, 16);
+      for (int k = 0; k < N && rc == 0; k++)
+        rc = cc_cpu_convolve (&src[k], &dst_b[k], &filters[k].f,
+            (CcBorder) border, 16);
+      for (int k = 0; k < N && differ < 0; k++)
+        if (memcmp (a[k].out, b[k].out, a[k].pitch * a[k].height) != 0)
+          differ = k;
+      snprintf (what, sizeof (what), "CPU batch of %d, %s border, pool "
+          "sized %s", N, border_names[border], sized ? "by work" : "to all");
+      n_cases++;
+      if (rc != 0 || differ >= 0) {
+        n_failed++;
+        printf ("FAIL %s: %s%d\n", what, rc ? "error " : "differs at "
+            "convolution ", rc ? rc : differ);
+      } else if (verbose) {
+        printf ("ok %s\n", what);
+      }
+    }
+  cc_cpu_pool_size_by_work (0);
+
+  /* one invalid convolution (a radius past the taps' largest): none runs */
+  {
+    CcFilter bad = filters[2].f;
+    int untouched = 1;
+    bad.radius = CC_MAX_RADIUS + 1;
+    work[N - 1].filter = &bad;
+    for (int k = 0; k < N; k++)
+      memset (a[k].out, POISON, a[k].pitch * a[k].height);
+    n_cases++;
+    for (int k = 0; k < N; k++)
+      for (size_t i = 0; i < a[k].pitch * a[k].height; i++)
+        untouched &= a[k].out[i] == POISON;
+    if (cc_cpu_convolve_batch (work, N, CC_BORDER_CLAMP, 16) != EINVAL) {
+      n_failed++;
+      printf ("FAIL CPU batch with an invalid convolution: not EINVAL\n");
+    }
+    for (int k = 0; k < N; k++)
+      for (size_t i = 0; i < a[k].pitch * a[k].height; i++)
+        untouched &= a[k].out[i] == POISON;
+    if (!untouched) {
+      n_failed++;
+      printf ("FAIL CPU batch with an invalid convolution wrote\n");
+    }
+  }
+  for (int k = 0; k < N; k++) {
+    image_clear (&a[k]);
+    image_clear (&b[k]);
+  }
+}
+#endif
+
 void
 run_topic (RefRng * rng)
 {
@@ -422,4 +531,7 @@ run_topic (RefRng * rng)
   (void) rng;
 #endif
   RUN (test_invalid_arguments);
+#ifndef KERNELS_CUDA
+  RUN (test_cpu_batch, rng);
+#endif
 }
