@@ -1,6 +1,5 @@
 /* cudaconv: the launchers of the box-running-sum family
  * (box-running-sum.cuh). */
-#include <algorithm>
 #include <climits>
 
 #include "families.cuh"
@@ -50,9 +49,7 @@ launch_box (const Launch &l)
   const int block = 32 * BoxTuning::COL_WARPS;
   const double scale = l.filter->scale, offset = l.filter->offset;
   /* and the output's pairs as one store, where they are aligned */
-  const bool pair_out = pairs && l.dst.pixel_stride == 1
-      && ((reinterpret_cast<uintptr_t> (l.dst.data) | l.dst.pitch)
-             % (2 * sizeof (T))) == 0;
+  const bool pair_out = pairs && moves_as_vectors<SamplePair<T> > (l.dst);
   if (pairs)
     return launch_kernel (box_columns<T, H, 2>, grid, block, 0, l.stream,
         false, l.dst, mid, l.width, r, scale, offset, max_value, shift,

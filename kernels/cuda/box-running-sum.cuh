@@ -45,6 +45,12 @@ struct BoxTuning {
   static constexpr int COL_WARPS = 8;
 };
 
+/* Two samples of T side by side, stored as one word: the column pass's
+ * 8-bit pairs */
+template <typename T>
+using SamplePair = typename std::conditional<sizeof (T) == 1, uint16_t,
+    uint32_t>::type;
+
 __device__ __forceinline__ int
 box_pad (int p)
 {
@@ -251,11 +257,9 @@ box_columns (ComponentArgs dst, const H *mid, int mid_pitch, int radius,
       out[k] = scale_exact (sum[k], scale, offset, max_value);
     if (COLS == 2 && pair_out) {
       /* both samples in one store of twice their size */
-      typedef typename std::conditional<sizeof (T) == 1, uint16_t,
-          uint32_t>::type Two;
-      reinterpret_cast<Two *> (dst.data + (size_t) (y0 + t) * dst.pitch)[x
-          / 2] = (Two) (out[0] << shift | out[COLS - 1] << shift << (8
-              * sizeof (T)));
+      reinterpret_cast<SamplePair<T> *> (dst.data + (size_t) (y0 + t)
+          * dst.pitch)[x / 2] = (SamplePair<T>) (out[0] << shift
+          | out[COLS - 1] << shift << (8 * sizeof (T)));
     } else {
 #pragma unroll
       for (int k = 0; k < COLS; k++)
