@@ -160,14 +160,9 @@ piece_convolve_windows (gpointer ctx, gint comp, guint n,
     const CcFilter * const *filters, GError ** error)
 {
   const PieceContext *pc = ctx;
-  CcCpuConvolution *work = g_new (CcCpuConvolution, n);
-  int rc;
+  const int rc = cc_cpu_convolve_batch (from, to, filters, (int) n,
+      pc->border, pc->cpu->n_threads);
 
-  for (guint k = 0; k < n; k++)
-    work[k] = (CcCpuConvolution) {
-    &from[k], &to[k], filters[k]};
-  rc = cc_cpu_convolve_batch (work, (int) n, pc->border, pc->cpu->n_threads);
-  g_free (work);
   return rc == 0 || kernel_failed ("convolution", comp, rc, error);
 }
 

@@ -412,16 +412,16 @@ batch_band (void *data, int item)
 }
 
 int
-cc_cpu_convolve_batch (const CcCpuConvolution *work, int n, CcBorder border,
-    int n_threads)
+cc_cpu_convolve_batch (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *const *filters, int n, CcBorder border, int n_threads)
 {
   Batch batch = { NULL, NULL, 0 };
   int status = 0, items = 0;
 
-  if (n < 0 || (n > 0 && !work))
+  if (n < 0 || (n > 0 && (!src || !dst || !filters)))
     return EINVAL;
   for (int i = 0; i < n; i++)
-    if (!args_valid (work[i].src, work[i].dst, work[i].filter, border))
+    if (!args_valid (&src[i], &dst[i], filters[i], border))
       return EINVAL;
   batch.jobs = malloc (sizeof (Job) * (size_t) (n > 0 ? n : 1));
   batch.first = malloc (sizeof (int) * (size_t) (n + 1));
@@ -431,10 +431,10 @@ cc_cpu_convolve_batch (const CcCpuConvolution *work, int n, CcBorder border,
     return ENOMEM;
   }
   for (int i = 0; i < n; i++) {
-    if (work[i].filter->shape != CC_SHAPE_TAPS)
+    if (filters[i]->shape != CC_SHAPE_TAPS)
       continue;
-    batch.jobs[batch.n] = taps_job (work[i].src, work[i].dst, work[i].filter,
-        border, n_threads, 1);
+    batch.jobs[batch.n] = taps_job (&src[i], &dst[i], filters[i], border,
+        n_threads, 1);
     batch.first[batch.n] = items;
     items += batch.jobs[batch.n].n_bands;
     batch.n++;
@@ -446,9 +446,9 @@ cc_cpu_convolve_batch (const CcCpuConvolution *work, int n, CcBorder border,
     status = job_status (&batch.jobs[j]);
   /* the other shapes, one at a time on the pool */
   for (int i = 0; i < n && !status; i++)
-    if (work[i].filter->shape != CC_SHAPE_TAPS)
-      status = convolve_shape (work[i].src, work[i].dst, work[i].filter,
-          border, n_threads, 1);
+    if (filters[i]->shape != CC_SHAPE_TAPS)
+      status = convolve_shape (&src[i], &dst[i], filters[i], border,
+          n_threads, 1);
   free (batch.jobs);
   free (batch.first);
   return status;

@@ -20,20 +20,15 @@ extern "C" {
 int cc_cpu_convolve (const CcComponent *src, const CcComponent *dst,
     const CcFilter *filter, CcBorder border, int n_threads);
 
-/* One convolution of a batch */
-typedef struct {
-  const CcComponent *src, *dst;
-  const CcFilter *filter;
-} CcCpuConvolution;
-
-/* The n convolutions of work as cc_cpu_convolve would run them one after
- * another (each dst apart from every src), the bands of all those of
- * CC_SHAPE_TAPS in one job of the thread pool, so that many small ones (a
- * frame's region windows) share one wake-up of its threads; the other
- * shapes after them, one by one. Every convolution is checked first: none
- * runs when one is invalid (EINVAL). */
-int cc_cpu_convolve_batch (const CcCpuConvolution *work, int n,
-    CcBorder border, int n_threads);
+/* The n convolutions of src[k] into dst[k] with filters[k], as
+ * cc_cpu_convolve would run them one after another (each dst apart from
+ * every src), the bands of all those of CC_SHAPE_TAPS in one job of the
+ * thread pool, so that many small ones (a frame's region windows) share
+ * one wake-up of its threads; the other shapes after them, one by one.
+ * Every convolution is checked first: none runs when one is invalid
+ * (EINVAL). */
+int cc_cpu_convolve_batch (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *const *filters, int n, CcBorder border, int n_threads);
 
 /* All pixel_stride channels of each pixel at once, alike: src and dst
  * describe the first, at the start of each pixel (packed RGB, BGRA with

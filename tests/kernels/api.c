@@ -434,7 +434,7 @@ test_cpu_batch (RefRng * rng)
   Image a[N], b[N];
   Filters filters[N];
   CcComponent src[N], dst_a[N], dst_b[N];
-  CcCpuConvolution work[N];
+  const CcFilter *batch_filters[N];
 
   for (int k = 0; k < N; k++) {
     const int bytes = 1 + k % 2, side = 2 * (k % 4) + 1;
@@ -457,8 +457,7 @@ test_cpu_batch (RefRng * rng)
     src[k] = channel_of (&a[k], a[k].in);
     dst_a[k] = channel_of (&a[k], a[k].out);
     dst_b[k] = channel_of (&b[k], b[k].out);
-    work[k] = (CcCpuConvolution) {
-    &src[k], &dst_a[k], &filters[k].f};
+    batch_filters[k] = &filters[k].f;
   }
   for (int sized = 0; sized < 2; sized++)
     for (int border = 0; border < 4; border++) {
@@ -470,7 +469,8 @@ test_cpu_batch (RefRng * rng)
         memset (a[k].out, POISON, a[k].pitch * a[k].height);
         memset (b[k].out, POISON, b[k].pitch * b[k].height);
       }
-      rc = cc_cpu_convolve_batch (work, N, (CcBorder) border, 16);
+      rc = cc_cpu_convolve_batch (src, dst_a, batch_filters, N,
+          (CcBorder) border, 16);
       for (int k = 0; k < N && rc == 0; k++)
         rc = cc_cpu_convolve (&src[k], &dst_b[k], &filters[k].f,
             (CcBorder) border, 16);
@@ -495,14 +495,15 @@ test_cpu_batch (RefRng * rng)
     CcFilter bad = filters[2].f;
     int untouched = 1;
     bad.radius = CC_MAX_RADIUS + 1;
-    work[N - 1].filter = &bad;
+    batch_filters[N - 1] = &bad;
     for (int k = 0; k < N; k++)
       memset (a[k].out, POISON, a[k].pitch * a[k].height);
     n_cases++;
     for (int k = 0; k < N; k++)
       for (size_t i = 0; i < a[k].pitch * a[k].height; i++)
         untouched &= a[k].out[i] == POISON;
-    if (cc_cpu_convolve_batch (work, N, CC_BORDER_CLAMP, 16) != EINVAL) {
+    if (cc_cpu_convolve_batch (src, dst_a, batch_filters, N, CC_BORDER_CLAMP,
+            16) != EINVAL) {
       n_failed++;
       printf ("FAIL CPU batch with an invalid convolution: not EINVAL\n");
     }
