@@ -917,17 +917,15 @@ main (int argc, char **argv)
   ref_rng_seed (&rng, ref_test_seed ());
 #if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA) \
     && !defined (ELEMENT_MULTI_GPU)
-  {
-    GstCudaContext *shared = no_device ? NULL : hold_shared_context ();
-    const int failed = gst_check_run_suite (element_suite (no_device),
-        suite_name, __FILE__);
-    gst_clear_object (&shared);
-    return failed;
-  }
-#else
-  return gst_check_run_suite (element_suite (no_device), suite_name,
-      __FILE__);
+  GstCudaContext *shared = no_device ? NULL : hold_shared_context ();
 #endif
+  const int failed = gst_check_run_suite (element_suite (no_device),
+      suite_name, __FILE__);
+#if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA) \
+    && !defined (ELEMENT_MULTI_GPU)
+  gst_clear_object (&shared);
+#endif
+  return failed;
 }
 
 #if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
