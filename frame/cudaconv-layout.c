@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cudaconv-layout.h"
+#include "cudaconv-cpu-pool.h"
 #include "cudaconv-word-packed.h"
 
 /* GStreamer's format table describes most formats sample by sample, but
@@ -146,15 +147,58 @@ cudaconv_copy_box (guint8 * dst, gsize dst_pitch, const guint8 * src,
         src + (gsize) y * src_pitch + b->x, b->w);
 }
 
-void
-cudaconv_layout_copy_plane (const CudaConvLayout * layout, guint p,
-    GstVideoFrame * dst, const GstVideoFrame * src)
-{
-  const CudaConvPlaneLayout *pl = &layout->planes[p];
-  const GstVideoRectangle rows = { 0, 0, (gint) pl->row_bytes, pl->rows };
+/* What one core takes to copy a byte, in nanoseconds: about 10 GB/s
+ * (0.08 ns on the CI machine's cores, 0.1 for a 1080p I420 frame on the
+ * H200 host's) */
+#define COPY_NS_PER_BYTE 0.1
 
-  cudaconv_copy_box (GST_VIDEO_FRAME_PLANE_DATA (dst, p),
-      GST_VIDEO_FRAME_PLANE_STRIDE (dst, p),
-      GST_VIDEO_FRAME_PLANE_DATA (src, p),
-      GST_VIDEO_FRAME_PLANE_STRIDE (src, p), &rows);
+/* Bands of every named plane's rows, band i the same share of each */
+typedef struct {
+  const CudaConvLayout *layout;
+  guint planes;
+  GstVideoFrame *dst;
+  const GstVideoFrame *src;
+  gint n_bands;
+} CopyJob;
+
+static void
+copy_band (void *data, int band)
+{
+  const CopyJob *job = data;
+
+  for (guint p = 0; p < job->layout->n_planes; p++) {
+    const CudaConvPlaneLayout *pl = &job->layout->planes[p];
+    GstVideoRectangle rows = { 0, 0, (gint) pl->row_bytes, 0 };
+
+    if (!(job->planes & (1u << p)))
+      continue;
+    rows.y = (gint) ((gint64) pl->rows * band / job->n_bands);
+    rows.h = (gint) ((gint64) pl->rows * (band + 1) / job->n_bands) - rows.y;
+    cudaconv_copy_box (GST_VIDEO_FRAME_PLANE_DATA (job->dst, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (job->dst, p),
+        GST_VIDEO_FRAME_PLANE_DATA (job->src, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (job->src, p), &rows);
+  }
+}
+
+void
+cudaconv_layout_copy_planes (const CudaConvLayout * layout, guint planes,
+    GstVideoFrame * dst, const GstVideoFrame * src, gint n_threads)
+{
+  CopyJob job = { layout, planes, dst, src, 1 };
+  gdouble bytes = 0.0;
+  gint rows = 0;
+
+  for (guint p = 0; p < layout->n_planes; p++) {
+    if (!(planes & (1u << p)))
+      continue;
+    bytes += (gdouble) layout->planes[p].row_bytes * layout->planes[p].rows;
+    rows = MAX (rows, layout->planes[p].rows);
+  }
+  if (rows == 0)
+    return;
+  job.n_bands = MIN (cc_cpu_pool_threads (bytes * COPY_NS_PER_BYTE,
+          CLAMP (n_threads, 1, CC_CPU_MAX_THREADS)), rows);
+  /* a pool that could not grow still ran every band on this thread */
+  (void) cc_cpu_pool_run (job.n_bands, copy_band, &job);
 }

@@ -53,16 +53,20 @@ void cudaconv_layout_make (CudaConvLayout * layout, const GstVideoInfo * info);
 CcComponent cudaconv_layout_component (const CudaConvLayout * layout,
     gint comp, gpointer plane_data, gsize pitch);
 
-/* Copies the pixel rows of plane p of the work format (row_bytes, which
- * gst_video_frame_copy_plane falls short of in odd-width packed 4:2:2: it
- * leaves the last V). */
 /* Copies bytes [b->x, b->x + b->w) of rows [b->y, b->y + b->h) from src
  * to the same place in dst, host memory with rows of the given pitches. */
 void cudaconv_copy_box (guint8 * dst, gsize dst_pitch, const guint8 * src,
     gsize src_pitch, const GstVideoRectangle * b);
 
-void cudaconv_layout_copy_plane (const CudaConvLayout * layout, guint p,
-    GstVideoFrame * dst, const GstVideoFrame * src);
+/* Copies the pixel rows of the planes of the work format that planes
+ * names (bit p for plane p) from src to dst: row_bytes a row, which
+ * gst_video_frame_copy_plane falls short of in odd-width packed 4:2:2 (it
+ * leaves the last V). A frame's rows go in bands on up to n_threads of
+ * the CPU pool, as many as the bytes are worth: one core copies a 1080p
+ * I420 frame in about 300 us, a frame's filtering on the GPU takes less. */
+void cudaconv_layout_copy_planes (const CudaConvLayout * layout,
+    guint planes, GstVideoFrame * dst, const GstVideoFrame * src,
+    gint n_threads);
 
 G_END_DECLS
 #endif /* CUDACONV_LAYOUT_H */

@@ -1,13 +1,16 @@
 /* cudaconv tests: what a frame's regions cover (frame/cudaconv-coverage.c)
  * against an oracle that asks of every sample which pixels it holds, the
- * pieces routine both back ends run (backend/cudaconv-pieces.c), and what
- * the CPU back end keeps of the regions' samples with region=outside. */
+ * pieces routine both back ends run (backend/cudaconv-pieces.c), what
+ * the CPU back end keeps of the regions' samples with region=outside, and
+ * the copies of the planes a region frame's output takes as they are
+ * (frame/cudaconv-layout.c). */
 #include <string.h>
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
 #include "cudaconv-coverage.h"
+#include "cudaconv-cpu-pool.h"
 #include "cudaconv-pieces.h"
 
 /* One frame's geometry, regions and filters */
@@ -919,6 +922,94 @@ test_cpu_outside_raw (void)
       CUDACONV_REGION_MODE_INSIDE);
 }
 
+/* A frame of info in a buffer of its own, every byte set to fill */
+static GstBuffer *
+filled_frame (const GstVideoInfo * info, GstVideoFrame * frame, guint8 fill)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+
+  gst_buffer_memset (buf, 0, fill, info->size);
+  g_assert_true (gst_video_frame_map (frame, info, buf, GST_MAP_READWRITE));
+  return buf;
+}
+
+/* cudaconv_layout_copy_planes, in 1 to 7 bands, for every set of planes
+ * of formats of odd sizes, the output's rows longer than the input's:
+ * the planes named hold the input's pixel rows, and every other byte of
+ * the output (other planes, the rows' padding) is left as it was. */
+static void
+test_copy_planes (void)
+{
+  static const struct {
+    GstVideoFormat format;
+    gint w, h;
+  } cases[] = {
+    {GST_VIDEO_FORMAT_I420, 33, 17}, {GST_VIDEO_FORMAT_NV12, 37, 21},
+    {GST_VIDEO_FORMAT_YUY2, 35, 9}, {GST_VIDEO_FORMAT_RGB, 29, 13},
+    {GST_VIDEO_FORMAT_P010_10LE, 31, 11}, {GST_VIDEO_FORMAT_A420, 7, 5},
+    {GST_VIDEO_FORMAT_v210, 13, 3}, {GST_VIDEO_FORMAT_GRAY8, 1, 1},
+  };
+  static const gint threads[] = { 1, 2, 3, 7 };
+  GRand *rand = g_rand_new_with_seed (11);
+
+  cc_cpu_pool_size_by_work (0);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstVideoInfo info, wide;
+    GstVideoAlignment align;
+    CudaConvLayout layout;
+    GstVideoFrame in, out;
+    GstBuffer *inbuf, *outbuf;
+    guint8 *bytes;
+
+    gst_video_info_set_format (&info, cases[i].format, cases[i].w,
+        cases[i].h);
+    cudaconv_layout_make (&layout, &info);
+    /* frames of the format the planes are copied in */
+    info = layout.work_info;
+    wide = info;
+    gst_video_alignment_reset (&align);
+    align.padding_right = 9;
+    g_assert_true (gst_video_info_align (&wide, &align));
+    bytes = g_malloc (info.size);
+    for (gsize b = 0; b < info.size; b++)
+      bytes[b] = (guint8) g_rand_int (rand);
+    inbuf = gst_buffer_new_wrapped (bytes, info.size);
+    g_assert_true (gst_video_frame_map (&in, &info, inbuf, GST_MAP_READ));
+    for (guint planes = 0; planes < 1u << layout.n_planes; planes++) {
+      for (guint t = 0; t < G_N_ELEMENTS (threads); t++) {
+        outbuf = filled_frame (&wide, &out, 0xa5);
+        cudaconv_layout_copy_planes (&layout, planes, &out, &in, threads[t]);
+        for (guint p = 0; p < layout.n_planes; p++) {
+          const CudaConvPlaneLayout *pl = &layout.planes[p];
+          const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&out, p);
+          for (gint y = 0; y < pl->rows; y++) {
+            const guint8 *o = (const guint8 *)
+                GST_VIDEO_FRAME_PLANE_DATA (&out, p) + (gsize) y * stride;
+            const guint8 *s = (const guint8 *)
+                GST_VIDEO_FRAME_PLANE_DATA (&in, p) +
+                (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&in, p);
+            for (gint x = 0; x < stride; x++) {
+              const gboolean copied = planes & (1u << p)
+                  && x < (gint) pl->row_bytes;
+              if (o[x] != (copied ? s[x] : 0xa5))
+                g_error ("%s %dx%d, planes 0x%x, %d threads: plane %u, row "
+                    "%d, byte %d is %u", GST_VIDEO_INFO_NAME (&info),
+                    cases[i].w, cases[i].h, planes, threads[t], p, y, x,
+                    o[x]);
+            }
+          }
+        }
+        gst_video_frame_unmap (&out);
+        gst_buffer_unref (outbuf);
+      }
+    }
+    gst_video_frame_unmap (&in);
+    gst_buffer_unref (inbuf);
+  }
+  cc_cpu_pool_size_by_work (1);
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -930,5 +1021,6 @@ main (int argc, char **argv)
   g_test_add_func ("/coverage/copy", test_copy);
   g_test_add_func ("/coverage/pieces", test_pieces);
   g_test_add_func ("/coverage/cpu-outside-raw", test_cpu_outside_raw);
+  g_test_add_func ("/coverage/copy-planes", test_copy_planes);
   return g_test_run ();
 }

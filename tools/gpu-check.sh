@@ -17,9 +17,9 @@
 # and $OUT/sanitizers.txt; exits 1 if a test failed, timed out, was not
 # run or skipped where it may not, or a sanitizer run did not end clean.
 # CUDACONV_BUILD_DIR and CUDACONV_GST_BUNDLE as for tools/gpu-run.sh.
-# CUDACONV_CHECK_JOBS, a regex, keeps the jobs whose line it matches (for
-# example 'element' or 'formats'), so that the check can be cut over
-# several calls: on two H200s and 32 cores, all of it did not end in 379 s.
+# CUDACONV_CHECK_JOBS, a regex, keeps the jobs whose numbered line of
+# $OUT/check/jobs.txt it matches (for example 'element', 'formats' or
+# '^(0|1|16) '), so that the check can be cut over several calls.
 set -uo pipefail
 jobs=${1:-$(nproc)}
 limit=${2:-540}
@@ -82,9 +82,9 @@ jobs = first + [j for j in rest if j not in first]
 # numbered before they are chosen, so that a job keeps its number (and its
 # log's name) in every run
 keep = re.compile(os.environ.get("CUDACONV_CHECK_JOBS", ""))
-for i, j in enumerate(jobs):
-    if keep.search(j):
-        print("%d %s" % (i, j))
+for line in ("%d %s" % (i, j) for i, j in enumerate(jobs)):
+    if keep.search(line):
+        print(line)
 EOF
 [ -s "$list" ] || { echo "gpu-check: no job matches CUDACONV_CHECK_JOBS"; exit 1; }
 

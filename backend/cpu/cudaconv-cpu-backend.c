@@ -219,12 +219,21 @@ process (CpuBackend * cpu, const CudaConvJob * job, GstVideoFrame * in,
     GstVideoFrame * out, gboolean in_place, GError ** error)
 {
   const CudaConvPlan *plan = job->plan;
+  guint copied = 0;
 
   if (cudaconv_plan_has_regions (plan) && !job->coverage) {
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
         "a frame with regions came without their coverage");
     return FALSE;
   }
+  /* the planes the output takes as they are, or before some of their
+   * samples are filtered over them */
+  for (guint p = 0; p < plan->layout->n_planes; p++)
+    if (!plan->planes[p].process || plan->planes[p].copy_first)
+      copied |= 1u << p;
+  if (!in_place)
+    cudaconv_layout_copy_planes (plan->layout, copied, out, in,
+        cpu->n_threads);
   for (guint p = 0; p < plan->layout->n_planes; p++) {
     const CudaConvPlanePlan *pp = &plan->planes[p];
     const CudaConvPlaneLayout *pl = &plan->layout->planes[p];
@@ -234,8 +243,6 @@ process (CpuBackend * cpu, const CudaConvJob * job, GstVideoFrame * in,
     gsize dst_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
     gint leader;
 
-    if ((!pp->process || pp->copy_first) && !in_place)
-      cudaconv_layout_copy_plane (plan->layout, p, out, in);
     if (!pp->process)
       continue;
     leader = pp->copy_first || cudaconv_plan_has_regions (plan) ? -1 :

@@ -8,6 +8,7 @@
 
 #include "cudaconv-cuda-backend-private.h"
 #include "cudaconv-cuda-check.h"
+#include "cudaconv-cpu-pool.h"
 
 /* Where the device's output plane p goes: the output frame's plane, or
  * its place in the slot's staging. */
@@ -29,6 +30,7 @@ download_planes (CudaBackend * cuda, FrameSlot * slot, GError ** error)
   const CudaConvLayout *layout = cuda->layout;
   const CudaFrameRoute *route = &slot->route;
   const gboolean host_frames = !cuda->in_device && !cuda->out_device;
+  guint unfiltered = 0;
 
   if (route->whole_out && !CUDACONV_CHECK (cudaMemcpyAsync
           (GST_VIDEO_FRAME_PLANE_DATA (&slot->out, 0), slot->planes[0].out,
@@ -52,10 +54,12 @@ download_planes (CudaBackend * cuda, FrameSlot * slot, GError ** error)
       return FALSE;
   }
   /* planes left as they are between host frames */
-  for (guint p = 0; p < layout->n_planes && host_frames && !route->in_place;
-      p++)
+  for (guint p = 0; p < layout->n_planes; p++)
     if (!slot->plan.planes[p].process)
-      cudaconv_layout_copy_plane (layout, p, &slot->out, &slot->in);
+      unfiltered |= 1u << p;
+  if (host_frames && !route->in_place)
+    cudaconv_layout_copy_planes (layout, unfiltered, &slot->out, &slot->in,
+        CC_CPU_MAX_THREADS);
   return TRUE;
 }
 

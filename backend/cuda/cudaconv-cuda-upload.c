@@ -6,6 +6,7 @@
 
 #include "cudaconv-cuda-backend-private.h"
 #include "cudaconv-cuda-check.h"
+#include "cudaconv-cpu-pool.h"
 
 /* The input's plane p, or its copy in the slot's pinned staging where the
  * device cannot read it directly. */
@@ -68,14 +69,15 @@ upload_planes (CudaBackend * cuda, FrameSlot * slot, GError ** error)
 }
 
 /* The output as the input (unless in place, where it is the input), on
- * the host; the regions' rects then overwrite it. */
+ * the host's cores; the regions' rects then overwrite it. */
 static void
 output_from_input (CudaBackend * cuda, FrameSlot * slot)
 {
   if (slot->route.in_place)
     return;
-  for (guint p = 0; p < cuda->layout->n_planes; p++)
-    cudaconv_layout_copy_plane (cuda->layout, p, &slot->out, &slot->in);
+  cudaconv_layout_copy_planes (cuda->layout,
+      (1u << cuda->layout->n_planes) - 1, &slot->out, &slot->in,
+      CC_CPU_MAX_THREADS);
 }
 
 /* Each region's windows' bytes of every filtered plane to the slot's
