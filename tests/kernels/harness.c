@@ -422,11 +422,11 @@ const int radii_2d[] = { 1, 2, 3, 4, 7, 15, 0 };
 /* and for separable filters 5 and 8, the tensor-core streaming kernel's
  * first for 16-bit planes and its last */
 const int radii_separable[] = { 1, 2, 3, 4, 5, 7, 8, 15, 0 };
-/* The wide shapes' radii: every factor length past the taps' 15 to the
- * largest; box and blocks also at the smallest, where their sums are a
- * few samples */
-const int radii_wide[] = { 16, 31, 63, 127, -1 };
-const int radii_sums[] = { 0, 1, 2, 15, 16, 31, 63, 127, -1 };
+/* The wide shapes' radii: factor lengths past the taps' 15 to the
+ * largest, either side of a power of two; box and blocks also at the
+ * smallest, where their sums are a few samples */
+const int radii_wide[] = { 16, 17, 31, 63, 64, 127, -1 };
+const int radii_sums[] = { 0, 1, 2, 15, 16, 17, 31, 63, 64, 127, -1 };
 
 #ifdef KERNELS_CUDA
 /* Every family ran, and passed, at each of its radii among those the

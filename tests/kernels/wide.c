@@ -1,7 +1,7 @@
 /* cudaconv kernel tests: wide. The filter shapes other than taps: wide
  * separable factors with a centre weight (radii past the taps' 15), box
  * sums and block means (from radius 0), at every radius of radii_wide and
- * radii_sums, under every border, on 8-, 16- and 10-bit planes; wide
+ * radii_sums, under every border, on 8-, 10-, 12- and 16-bit planes; wide
  * within 1 of the double reference, box and blocks exactly (and, on the
  * CPU, every component of a pixel at once, and the box cut into bands for
  * 1 to 64 threads).
@@ -97,8 +97,9 @@ check_shape (const char *what, const Image * im, const CcFilter * f,
  * 2101x9 and 1030x37 (rows of several warp windows, the last one cut short,
  * the vector loads' edges in every row layout; columns shorter than the
  * radius);
- * 8-bit, 16-bit and 10 bits above 6 padding bits (P010); one sample per
- * pixel and components of 2- and 4-sample pixels; every radius of
+ * 8-bit, 16-bit, 10 bits above 6 padding bits (P010) and 12 bits in the
+ * low ones (I420_12LE); one sample per pixel and components of 2- and
+ * 4-sample pixels; every radius of
  * radii_wide and radii_sums under every border. 1920x1080 (not in quick
  * runs) 8-bit at the largest radius: many tiles and column chunks. */
 static void
@@ -122,8 +123,8 @@ test_wide_shapes (RefRng * rng)
           planes[p].height);
       continue;
     }
-    for (int kind = 0; kind < 3; kind++) {
-      /* 8-bit, 16-bit, P010-like 10 bits << 6 */
+    for (int kind = 0; kind < 4; kind++) {
+      /* 8-bit, 16-bit, P010-like 10 bits << 6, 12 bits */
       const int bytes = kind ? 2 : 1, ps = planes[p].pixel_stride;
       Image im;
       uint32_t *ref;
@@ -134,10 +135,12 @@ test_wide_shapes (RefRng * rng)
           ps - 1, (RowLayout) ((p + kind) % 3));
       if (kind == 2)
         image_set_bits (&im, 10, 6);
+      if (kind == 3)
+        image_set_bits (&im, 12, 0);
       ref = malloc (sizeof (uint32_t) * im.width * im.height);
       snprintf (what, sizeof (what), "%dx%d stride %d %s", im.width,
           im.height, ps, kind == 0 ? "8-bit" : kind == 1 ? "16-bit" :
-          "10-bit << 6");
+          kind == 2 ? "10-bit << 6" : "12-bit");
       for (size_t k = 0; k < sizeof (shapes) / sizeof (shapes[0]); k++) {
         const int *radii = shapes[k] == CC_SHAPE_WIDE ? radii_wide :
             radii_sums;
