@@ -493,8 +493,10 @@ scale_exact (unsigned s, double scale, double offset, unsigned max_value)
   const double v = __dadd_rn (__dadd_rn (__dmul_rn ((double) s, scale),
                                   offset),
       0.5);
-  const double low = v > 0.0 ? v : 0.0;
-  return (unsigned) (low < (double) max_value ? low : (double) max_value);
+  /* the clamps as integer selects, the conversion truncating what lies
+   * between them */
+  return v > 0.0 ? (v < (double) max_value ? __double2uint_rz (v) : max_value) :
+                   0u;
 }
 
 /* A value (at most the component's largest) stored as a raw sample */
