@@ -214,6 +214,10 @@ double time_copy (KernelTimer * timer, const CcComponent * in,
 double time_kernel_workspace (KernelTimer * timer, const CcComponent * in,
     const CcComponent * out, const CcFilter * filter, CcStrategy strategy,
     void *workspace, size_t workspace_bytes);
+/* the same with one family, whatever the selector would pick */
+double time_family_workspace (KernelTimer * timer, const CcComponent * in,
+    const CcComponent * out, const CcFilter * filter, CcFamily family,
+    void *workspace, size_t workspace_bytes);
 
 /* Two pitched device planes of rows x row_bytes with one pitch, the
  * input holding random bytes */

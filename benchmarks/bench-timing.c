@@ -32,6 +32,7 @@ typedef struct {
   gboolean copy;                /* a plane copy instead of a convolution */
   void *workspace;
   size_t workspace_bytes;
+  int family;                   /* a family of its own, or -1: the strategy's */
 } KernelLaunch;
 
 static cudaError_t
@@ -40,6 +41,10 @@ launch (const KernelLaunch * k)
   if (k->copy)
     return cc_bench_copy_plane (k->in->data, k->out->data, k->in->pitch,
         (size_t) k->in->width * k->in->sample, k->in->height);
+  if (k->family >= 0)
+    return cc_cuda_convolve_family ((CcFamily) k->family, k->in, k->out,
+        k->filter, CC_BORDER_CLAMP, k->workspace, k->workspace_bytes, 0,
+        k->flags);
   return cc_cuda_convolve (k->in, k->out, k->filter, CC_BORDER_CLAMP,
       k->strategy, k->workspace, k->workspace_bytes, 0, k->flags, NULL);
 }
@@ -85,7 +90,9 @@ time_kernel (KernelTimer * timer, const CcComponent * in,
     const CcComponent * out, const CcFilter * filter, CcStrategy strategy,
     CcLaunchFlags flags)
 {
-  const KernelLaunch k = { in, out, filter, strategy, flags, FALSE, NULL, 0 };
+  const KernelLaunch k = { in, out, filter, strategy, flags, FALSE, NULL, 0,
+    -1
+  };
   return time_launches (timer, &k);
 }
 
@@ -95,7 +102,18 @@ time_kernel_workspace (KernelTimer * timer, const CcComponent * in,
     void *workspace, size_t workspace_bytes)
 {
   const KernelLaunch k = { in, out, filter, strategy, CC_LAUNCH_SRC_READY,
-    FALSE, workspace, workspace_bytes
+    FALSE, workspace, workspace_bytes, -1
+  };
+  return time_launches (timer, &k);
+}
+
+double
+time_family_workspace (KernelTimer * timer, const CcComponent * in,
+    const CcComponent * out, const CcFilter * filter, CcFamily family,
+    void *workspace, size_t workspace_bytes)
+{
+  const KernelLaunch k = { in, out, filter, CC_STRATEGY_AUTO,
+    CC_LAUNCH_SRC_READY, FALSE, workspace, workspace_bytes, (int) family
   };
   return time_launches (timer, &k);
 }
@@ -105,7 +123,7 @@ time_copy (KernelTimer * timer, const CcComponent * in,
     const CcComponent * out)
 {
   const KernelLaunch k = { in, out, NULL, CC_STRATEGY_TILED_HALO,
-    CC_LAUNCH_DEFAULT, TRUE, NULL, 0
+    CC_LAUNCH_DEFAULT, TRUE, NULL, 0, -1
   };
   return time_launches (timer, &k);
 }

@@ -182,6 +182,8 @@ memcpy2d_ms (KernelTimer * timer, const DevicePair * pair, int w, int h)
 /* One plane's wide rows, milliseconds */
 typedef struct {
   double copy, copy_kernel, box127, box2, blocks127, g15, g63, g127;
+  /* the FP32 family at those radii, for comparison */
+  double g63_fp32, g127_fp32;
   CcStrategy g15_pick;
 } WideTimes;
 
@@ -235,8 +237,15 @@ time_wide (const Bench * b, KernelTimer * timer, int bytes, WideTimes * t)
       CC_STRATEGY_AUTO, work, work_bytes);
   t->g127 = time_kernel_workspace (timer, &in, &out, &gauss127,
       CC_STRATEGY_AUTO, work, work_bytes);
-  printf ("%d-bit: gaussian r15 runs %s\n", bits,
-      family_of (&in, &out, &gauss15, t->g15_pick));
+  t->g63_fp32 = time_family_workspace (timer, &in, &out, &gauss63,
+      CC_FAMILY_SEPARABLE_WIDE, work, work_bytes);
+  t->g127_fp32 = time_family_workspace (timer, &in, &out, &gauss127,
+      CC_FAMILY_SEPARABLE_WIDE, work, work_bytes);
+  printf ("%d-bit: gaussian r15 runs %s, r63 and r127 %s; box %s, pixelate "
+      "%s\n", bits, family_of (&in, &out, &gauss15, t->g15_pick),
+      family_of (&in, &out, &gauss127, CC_STRATEGY_AUTO),
+      family_of (&in, &out, &box127, CC_STRATEGY_AUTO),
+      family_of (&in, &out, &blocks127, CC_STRATEGY_AUTO));
   csv_row (b, "wide", w, h, bits, 0, "memcpy2d", t->copy);
   csv_row (b, "wide", w, h, bits, 0, "copy-kernel", t->copy_kernel);
   csv_row (b, "wide", w, h, bits, 127, "box", t->box127);
@@ -245,10 +254,13 @@ time_wide (const Bench * b, KernelTimer * timer, int bytes, WideTimes * t)
   csv_row (b, "wide", w, h, bits, 15, "gaussian-auto", t->g15);
   csv_row (b, "wide", w, h, bits, 63, "gaussian-wide", t->g63);
   csv_row (b, "wide", w, h, bits, 127, "gaussian-wide", t->g127);
+  csv_row (b, "wide", w, h, bits, 63, "gaussian-wide-fp32", t->g63_fp32);
+  csv_row (b, "wide", w, h, bits, 127, "gaussian-wide-fp32", t->g127_fp32);
   cudaFree (work);
   device_pair_free (&pair);
   return t->copy < 0 || t->box127 < 0 || t->box2 < 0 || t->blocks127 < 0
-      || t->g15 < 0 || t->g63 < 0 || t->g127 < 0;
+      || t->g15 < 0 || t->g63 < 0 || t->g127 < 0 || t->g63_fp32 < 0
+      || t->g127_fp32 < 0;
 }
 
 /* a / b, or -1 where either is missing */
@@ -295,12 +307,16 @@ cuda_rows (const Bench * b)
   } rows[] = {
     {"plane copy (cudaMemcpy2D)", G_STRUCT_OFFSET (WideTimes, copy)},
     {"plane copy (copy kernel)", G_STRUCT_OFFSET (WideTimes, copy_kernel)},
-    {"box r127 (box-running-sum)", G_STRUCT_OFFSET (WideTimes, box127)},
-    {"box r2 (box-running-sum)", G_STRUCT_OFFSET (WideTimes, box2)},
-    {"pixelate r127 (block-mean)", G_STRUCT_OFFSET (WideTimes, blocks127)},
+    {"box r127", G_STRUCT_OFFSET (WideTimes, box127)},
+    {"box r2", G_STRUCT_OFFSET (WideTimes, box2)},
+    {"pixelate r127", G_STRUCT_OFFSET (WideTimes, blocks127)},
     {"gaussian r15 (auto)", G_STRUCT_OFFSET (WideTimes, g15)},
-    {"gaussian r63 (separable-wide)", G_STRUCT_OFFSET (WideTimes, g63)},
-    {"gaussian r127 (separable-wide)", G_STRUCT_OFFSET (WideTimes, g127)},
+    {"gaussian r63", G_STRUCT_OFFSET (WideTimes, g63)},
+    {"gaussian r127", G_STRUCT_OFFSET (WideTimes, g127)},
+    /* the FP32 family, which the tensor cores replace: no target */
+    {"gaussian r63 (separable-wide)", G_STRUCT_OFFSET (WideTimes, g63_fp32)},
+    {"gaussian r127 (separable-wide)", G_STRUCT_OFFSET (WideTimes,
+            g127_fp32)},
   };
   for (size_t k = 0; k < G_N_ELEMENTS (rows); k++)
     printf ("%-32s %9.4f %9.4f\n", rows[k].name,
@@ -321,8 +337,11 @@ cuda_rows (const Bench * b)
       CUDA_TARGET_GAUSS_127);
   for (size_t k = 2; k < G_N_ELEMENTS (rows); k++) {
     gchar *name;
-    /* r15 is the gaussians' yardstick, not a wide shape */
-    if (rows[k].offset == G_STRUCT_OFFSET (WideTimes, g15))
+    /* r15 is the gaussians' yardstick, not a wide shape, and the FP32
+     * family is there for comparison */
+    if (rows[k].offset == G_STRUCT_OFFSET (WideTimes, g15)
+        || rows[k].offset == G_STRUCT_OFFSET (WideTimes, g63_fp32)
+        || rows[k].offset == G_STRUCT_OFFSET (WideTimes, g127_fp32))
       continue;
     name = g_strdup_printf ("%s, 16-bit per byte / 8-bit",
         rows[k].name);

@@ -38,8 +38,10 @@ with_factors (const Launch &l)
 
 /* The catalogue: one row per kernel family, in CcFamily's order: its name,
  * the filter shape it runs, the radii it is compiled for (radii.cuh),
- * what it asks beyond them of the filter and of the planes, its launcher
- * (families.cuh) and the device workspace it needs. A new family is a
+ * what it asks beyond them of the filter and of the planes, where the
+ * selector prefers it among those that can run a launch (a family that
+ * can run planes on which another is faster), its launcher (families.cuh)
+ * and the device workspace it needs. A new family is a
  * CcFamily value, a row here, its place in a strategy's list (or, for a
  * shape of its own, none), and its files (their entry points in
  * families.cuh, their unit in kernels/meson.build). */
@@ -49,6 +51,7 @@ struct Family {
   CcShape shape;
   FamilyRadii radii;
   bool (*takes) (const Launch &l);
+  bool (*prefers) (const Launch &l);
   cudaError_t (*launch) (const Launch &l);
   size_t (*workspace) (const Launch &l);
 };
@@ -56,37 +59,45 @@ struct Family {
 static constexpr Family catalogue[] = {
   /* rows in whole vectors, a strip tall, the grid not too tall */
   { CC_FAMILY_2D_STRIP_TILED_HALO, "2d-strip-tiled-halo", CC_SHAPE_TAPS,
-      STRIP_2D_RADII, strip_2d_fits, launch_2d_strip_tiled_halo, no_workspace },
+      STRIP_2D_RADII, strip_2d_fits, any_plane, launch_2d_strip_tiled_halo,
+      no_workspace },
   { CC_FAMILY_2D_STRIP_CACHE_HALO, "2d-strip-cache-halo", CC_SHAPE_TAPS,
-      STRIP_2D_RADII, strip_2d_fits, launch_2d_strip_cache_halo, no_workspace },
-  { CC_FAMILY_2D_ROW_BLOCK, "2d-row-block", CC_SHAPE_TAPS,
-      ROW_BLOCK_RADII, any_plane, launch_2d_row_block, no_workspace },
-  { CC_FAMILY_2D_TILED_HALO, "2d-tiled-halo", CC_SHAPE_TAPS,
-      TILE_2D_RADII, any_plane, launch_2d_tiled_halo, no_workspace },
+      STRIP_2D_RADII, strip_2d_fits, any_plane, launch_2d_strip_cache_halo,
+      no_workspace },
+  { CC_FAMILY_2D_ROW_BLOCK, "2d-row-block", CC_SHAPE_TAPS, ROW_BLOCK_RADII,
+      any_plane, any_plane, launch_2d_row_block, no_workspace },
+  { CC_FAMILY_2D_TILED_HALO, "2d-tiled-halo", CC_SHAPE_TAPS, TILE_2D_RADII,
+      any_plane, any_plane, launch_2d_tiled_halo, no_workspace },
   /* rows in whole quads, the halo's loads */
-  { CC_FAMILY_2D_CACHE_HALO, "2d-cache-halo", CC_SHAPE_TAPS,
-      TILE_2D_RADII, cache_halo_2d_fits, launch_2d_cache_halo, no_workspace },
+  { CC_FAMILY_2D_CACHE_HALO, "2d-cache-halo", CC_SHAPE_TAPS, TILE_2D_RADII,
+      cache_halo_2d_fits, any_plane, launch_2d_cache_halo, no_workspace },
   /* rows on 8 bytes, the grid not too tall */
   { CC_FAMILY_SEPARABLE_STRIP_MMA, "separable-strip-mma", CC_SHAPE_TAPS,
-      STRIP_MMA_RADII, with_factors<separable_strip_mma_fits>,
+      STRIP_MMA_RADII, with_factors<separable_strip_mma_fits>, any_plane,
       launch_separable_strip_mma, no_workspace },
   /* rows in whole quads, a strip tall, the grid not too tall */
   { CC_FAMILY_SEPARABLE_STRIP_FP32, "separable-strip-fp32", CC_SHAPE_TAPS,
-      STRIP_FP32_RADII, with_factors<separable_strip_fp32_fits>,
+      STRIP_FP32_RADII, with_factors<separable_strip_fp32_fits>, any_plane,
       launch_separable_strip_fp32, no_workspace },
   { CC_FAMILY_SEPARABLE_TILE_MMA, "separable-tile-mma", CC_SHAPE_TAPS,
-      TILE_MMA_RADII, with_factors<any_plane>,
+      TILE_MMA_RADII, with_factors<any_plane>, any_plane,
       launch_separable_tile_mma, no_workspace },
   { CC_FAMILY_SEPARABLE_TILE_FP32, "separable-tile-fp32", CC_SHAPE_TAPS,
-      TILE_FP32_RADII, with_factors<any_plane>,
+      TILE_FP32_RADII, with_factors<any_plane>, any_plane,
       launch_separable_tile_fp32, no_workspace },
-  /* the wide shapes: a runtime radius, any plane */
+  /* the wide shapes: a runtime radius, any plane; the tensor cores first,
+   * from the radius where their band pays, on planes large enough to
+   * fill the GPU with their blocks */
+  { CC_FAMILY_SEPARABLE_WIDE_MMA, "separable-wide-mma", CC_SHAPE_WIDE,
+      WIDE_MMA_RADII, any_plane, separable_wide_mma_fills,
+      launch_separable_wide_mma, separable_wide_mma_workspace },
   { CC_FAMILY_SEPARABLE_WIDE, "separable-wide", CC_SHAPE_WIDE, WIDE_RADII,
-      any_plane, launch_separable_wide, separable_wide_workspace },
+      any_plane, any_plane, launch_separable_wide, separable_wide_workspace },
   { CC_FAMILY_BOX_RUNNING_SUM, "box-running-sum", CC_SHAPE_BOX, WIDE_RADII,
-      any_plane, launch_box_running_sum, box_running_sum_workspace },
+      any_plane, any_plane, launch_box_running_sum,
+      box_running_sum_workspace },
   { CC_FAMILY_BLOCK_MEAN, "block-mean", CC_SHAPE_BLOCKS, WIDE_RADII,
-      any_plane, launch_block_mean, block_mean_workspace },
+      any_plane, any_plane, launch_block_mean, block_mean_workspace },
 };
 
 /* catalogue[family] must be that family's row */
@@ -110,8 +121,8 @@ static_assert (sizeof (catalogue) / sizeof (catalogue[0]) == CC_N_FAMILIES
  * tensor cores beat the FP32 units from the radii their rows give them
  * (docs/kernels.md has the measurements). The last family of each list
  * takes every plane. The lists hold taps families only: a filter of
- * another shape runs that shape's one family whatever the strategy
- * (select_family). */
+ * another shape runs the first of that shape's families that takes it
+ * (in the catalogue's order), whatever the strategy (select_family). */
 struct Strategy {
   int n_families;
   CcFamily families[4];
@@ -229,6 +240,14 @@ family_takes (CcFamily family, const Launch &l)
   return f.shape == l.filter->shape && radius_in (f.radii, l) && f.takes (l);
 }
 
+/* Whether the selector runs the family for l: it takes l, and l is of
+ * the planes the row prefers it for */
+static bool
+family_chosen (CcFamily family, const Launch &l)
+{
+  return family_takes (family, l) && catalogue[family].prefers (l);
+}
+
 static bool
 select_family (CcStrategy strategy, const Launch &l, CcFamily *family)
 {
@@ -237,7 +256,7 @@ select_family (CcStrategy strategy, const Launch &l, CcFamily *family)
   /* strategies choose among taps families; the other shapes have one */
   if (l.filter->shape != CC_SHAPE_TAPS) {
     for (int f = 0; f < CC_N_FAMILIES; f++) {
-      if (family_takes ((CcFamily) f, l)) {
+      if (family_chosen ((CcFamily) f, l)) {
         *family = (CcFamily) f;
         return true;
       }
@@ -246,7 +265,7 @@ select_family (CcStrategy strategy, const Launch &l, CcFamily *family)
   }
   const Strategy &list = strategies[strategy];
   for (int k = 0; k < list.n_families; k++) {
-    if (family_takes (list.families[k], l)) {
+    if (family_chosen (list.families[k], l)) {
       *family = list.families[k];
       return true;
     }
@@ -307,6 +326,18 @@ cc_cuda_workspace_bytes (const CcComponent *src, const CcFilter *filter)
       || !select_family (CC_STRATEGY_AUTO, l, &family))
     return 0;
   return catalogue[family].workspace (l);
+}
+
+extern "C" size_t
+cc_cuda_family_workspace_bytes (CcFamily family, const CcComponent *src,
+    const CcFilter *filter)
+{
+  if ((unsigned) family >= CC_N_FAMILIES
+      || !convolve_args_valid (src, src, filter))
+    return 0;
+  const Launch l = make_launch (src, src, filter, CC_BORDER_CLAMP, NULL, 0,
+      0, CC_LAUNCH_DEFAULT);
+  return family_takes (family, l) ? catalogue[family].workspace (l) : 0;
 }
 
 extern "C" cudaError_t
@@ -374,8 +405,8 @@ cc_cuda_fastest_strategy (const CcComponent *src, const CcComponent *dst,
 
   for (int f = 0; ms && f < CC_N_FAMILIES; f++)
     ms[f] = -1.0f;
-  /* the other shapes have one family, whatever the strategy: nothing to
-   * time, and auto runs it */
+  /* the other shapes' families do not depend on the strategy: nothing to
+   * time, and auto runs the one the selector picks */
   if (filter->shape != CC_SHAPE_TAPS) {
     CcFamily family;
     if (!select_family (CC_STRATEGY_AUTO, first, &family)

@@ -28,12 +28,13 @@ typedef enum {
   CC_FAMILY_SEPARABLE_STRIP_FP32,
   CC_FAMILY_SEPARABLE_TILE_MMA, /* tensor cores, 64 x 64 tiles */
   CC_FAMILY_SEPARABLE_TILE_FP32,
-  /* one family per wide shape, a runtime radius 0 .. CC_MAX_WIDE_RADIUS */
+  /* the wide shapes' families, a runtime radius */
+  CC_FAMILY_SEPARABLE_WIDE_MMA, /* CC_SHAPE_WIDE from r16, tensor cores */
   CC_FAMILY_SEPARABLE_WIDE,  /* CC_SHAPE_WIDE, two passes, workspace */
   CC_FAMILY_BOX_RUNNING_SUM, /* CC_SHAPE_BOX, two passes, workspace */
   CC_FAMILY_BLOCK_MEAN       /* CC_SHAPE_BLOCKS, one pass */
 } CcFamily;
-#define CC_N_FAMILIES 12
+#define CC_N_FAMILIES 13
 
 /* "2d-strip-tiled-halo", ...; NULL for a value out of range */
 const char *cc_family_name (CcFamily family);
@@ -77,23 +78,31 @@ typedef enum {
  * family takes (such as CC_STRATEGY_SEPARABLE for a filter without factors).
  *
  * Strategies choose among the families of CC_SHAPE_TAPS filters only. A
- * filter of another shape runs its shape's one family whatever the
- * strategy, CC_STRATEGY_AUTO included: CC_SHAPE_WIDE separable-wide,
- * CC_SHAPE_BOX box-running-sum, CC_SHAPE_BLOCKS block-mean. */
+ * filter of another shape runs its shape's families whatever the
+ * strategy, CC_STRATEGY_AUTO included: CC_SHAPE_WIDE separable-wide-mma
+ * from radius 16 and separable-wide below, CC_SHAPE_BOX box-running-sum,
+ * CC_SHAPE_BLOCKS block-mean. */
 cudaError_t cc_cuda_select_family (const CcComponent *src,
     const CcComponent *dst, const CcFilter *filter, CcStrategy strategy,
     CcFamily *family);
 
 /* The device workspace, in bytes, that a filter's family needs on a
  * component of src's size and sample type (CUB's convention: ask, then
- * allocate and pass it in): width * height * 4 for CC_SHAPE_WIDE (an fp32
- * intermediate), width * height * 2 for CC_SHAPE_BOX on 8-bit samples and
- * * 4 on 16-bit ones (the row sums), 0 for CC_SHAPE_TAPS and
- * CC_SHAPE_BLOCKS, and for arguments cc_cuda_convolve would refuse. Never
- * more than 4 bytes a sample: a workspace of 4 * width * height bytes
- * serves any filter on a component of that size or smaller. */
+ * allocate and pass it in): for CC_SHAPE_WIDE width * height * 2 on 8-bit
+ * samples from radius 16 (an fp16 intermediate) and * 4 otherwise (an fp32
+ * one, or a pair of fp16 halves), for CC_SHAPE_BOX width * height * 2 on
+ * 8-bit samples and * 4 on 16-bit ones (the row sums), 0 for
+ * CC_SHAPE_TAPS and CC_SHAPE_BLOCKS, and for arguments cc_cuda_convolve
+ * would refuse. Never more than 4 bytes a sample: a workspace of 4 *
+ * width * height bytes serves any filter on a component of that size or
+ * smaller. */
 size_t cc_cuda_workspace_bytes (const CcComponent *src,
     const CcFilter *filter);
+
+/* The same for the named family (cc_cuda_convolve_family); 0 where it
+ * does not take the arguments */
+size_t cc_cuda_family_workspace_bytes (CcFamily family,
+    const CcComponent *src, const CcFilter *filter);
 
 /* Convolves src into dst (device pointers, same size and sample type) with
  * the filter (radius, response and offset included), running the family

@@ -21,7 +21,8 @@ template <const FamilyRadii &RADII> struct RadiiOf {
 
 /* Each family's launcher, and for the families that need more than a
  * radius, the conditions they put on the planes (row alignment, grid
- * limits): true where the launcher can take l. A launcher given what its
+ * limits): true where the launcher can take l; for separable-wide-mma,
+ * the planes the selector prefers it for. A launcher given what its
  * conditions refuse returns cudaErrorInvalidValue. The catalogue's row of
  * each family names them. */
 bool strip_2d_fits (const Launch &l);
@@ -39,6 +40,9 @@ cudaError_t launch_separable_tile_mma (const Launch &l);
 cudaError_t launch_separable_tile_fp32 (const Launch &l);
 /* The wide shapes' families, and the device workspace each needs for l
  * (bytes; 0: none) */
+bool separable_wide_mma_fills (const Launch &l);
+cudaError_t launch_separable_wide_mma (const Launch &l);
+size_t separable_wide_mma_workspace (const Launch &l);
 cudaError_t launch_separable_wide (const Launch &l);
 size_t separable_wide_workspace (const Launch &l);
 cudaError_t launch_box_running_sum (const Launch &l);

@@ -49,6 +49,12 @@ inline constexpr FamilyRadii TILE_MMA_RADII = { 2, CC_MAX_RADIUS, 1, 0 };
 /* separable-tile-fp32: the rest */
 inline constexpr FamilyRadii TILE_FP32_RADII = { 0, 1, 0, CC_MAX_RADIUS };
 
+/* separable-wide-mma: the wide shape past the taps' radii (below, the
+ * taps families run such filters) */
+constexpr int WIDE_MMA_MIN_RADIUS = CC_MAX_RADIUS + 1;
+inline constexpr FamilyRadii WIDE_MMA_RADII = { WIDE_MMA_MIN_RADIUS,
+  CC_MAX_WIDE_RADIUS, WIDE_MMA_MIN_RADIUS, CC_MAX_WIDE_RADIUS };
+
 /* separable-wide, box-running-sum, block-mean: a runtime radius, every
  * radius of the wide shapes */
 inline constexpr FamilyRadii WIDE_RADII = { 0, CC_MAX_WIDE_RADIUS, 0,

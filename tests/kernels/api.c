@@ -186,8 +186,14 @@ test_selector (void)
         CC_FAMILY_SEPARABLE_TILE_FP32, CC_SHAPE_TAPS},
     /* the wide shapes run their family whatever the strategy */
     {CC_STRATEGY_AUTO, 1, 127, 0, 1920, 1080, 0,
-        CC_FAMILY_SEPARABLE_WIDE, CC_SHAPE_WIDE},
+        CC_FAMILY_SEPARABLE_WIDE_MMA, CC_SHAPE_WIDE},
     {CC_STRATEGY_SEPARABLE, 2, 16, 0, 1920, 1080, 1,
+        CC_FAMILY_SEPARABLE_WIDE_MMA, CC_SHAPE_WIDE},
+    /* below the tensor cores' radii, and on planes too small to fill the
+     * GPU with their blocks, the FP32 family */
+    {CC_STRATEGY_AUTO, 1, 15, 0, 1920, 1080, 0,
+        CC_FAMILY_SEPARABLE_WIDE, CC_SHAPE_WIDE},
+    {CC_STRATEGY_AUTO, 1, 63, 0, 32, 32, 0,
         CC_FAMILY_SEPARABLE_WIDE, CC_SHAPE_WIDE},
     {CC_STRATEGY_TILED_HALO, 1, 2, 0, 1920, 1080, 0,
         CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
@@ -376,6 +382,40 @@ test_invalid_arguments (void)
       }
     }
     cudaFree (work);
+  }
+  {
+    /* each family asks its own workspace: on 8-bit samples the tensor
+     * cores' fp16 intermediate is half the FP32 family's 4 bytes a
+     * sample, what the selector asks is its family's (on this small
+     * plane the FP32 one), and a family that does not take the filter
+     * asks none */
+    CcFilter wide31 = ok;
+    wide31.shape = CC_SHAPE_WIDE;
+    wide31.radius = 31;
+    const size_t samples = (size_t) good.width * good.height;
+    const struct {
+      const char *what;
+      size_t got, want;
+    } asks[] = {
+      {"separable-wide-mma", cc_cuda_family_workspace_bytes
+            (CC_FAMILY_SEPARABLE_WIDE_MMA, &good, &wide31), 2 * samples},
+      {"separable-wide", cc_cuda_family_workspace_bytes
+            (CC_FAMILY_SEPARABLE_WIDE, &good, &wide31), 4 * samples},
+      {"box-running-sum for a wide filter", cc_cuda_family_workspace_bytes
+            (CC_FAMILY_BOX_RUNNING_SUM, &good, &wide31), 0},
+      {"an unknown family", cc_cuda_family_workspace_bytes
+            ((CcFamily) CC_N_FAMILIES, &good, &wide31), 0},
+      {"the selector's", cc_cuda_workspace_bytes (&good, &wide31),
+          4 * samples},
+    };
+    for (size_t k = 0; k < sizeof (asks) / sizeof (asks[0]); k++) {
+      n_cases++;
+      if (asks[k].got != asks[k].want) {
+        n_failed++;
+        printf ("FAIL the workspace of %s: %zu bytes, want %zu\n",
+            asks[k].what, asks[k].got, asks[k].want);
+      }
+    }
   }
 #else
 #define CONVOLVE(s, o, f, border) cc_cpu_convolve (s, o, f, border, 1)

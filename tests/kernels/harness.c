@@ -23,6 +23,7 @@ const Variant variants[] = {
   {"separable-strip-fp32", CC_FAMILY_SEPARABLE_STRIP_FP32, 1},
   {"separable-tile-mma", CC_FAMILY_SEPARABLE_TILE_MMA, 1},
   {"separable-tile-fp32", CC_FAMILY_SEPARABLE_TILE_FP32, 1},
+  {"separable-wide-mma", CC_FAMILY_SEPARABLE_WIDE_MMA, 0},
   {"separable-wide", CC_FAMILY_SEPARABLE_WIDE, 0},
   {"box-running-sum", CC_FAMILY_BOX_RUNNING_SUM, 0},
   {"block-mean", CC_FAMILY_BLOCK_MEAN, 0},
@@ -129,7 +130,11 @@ run_variant (const Variant * v, const Image * im, const CcFilter * f,
     goto done;
   src = channel_of (im, d_in);
   dst = channel_of (im, d_out);
-  work_bytes = f ? cc_cuda_workspace_bytes (&src, f) : 0;
+  /* what the family asks, or for the tuned variant what the selector's
+   * family asks */
+  work_bytes = !f ? 0 : v->family != TUNED ?
+      cc_cuda_family_workspace_bytes ((CcFamily) v->family, &src, f) :
+      cc_cuda_workspace_bytes (&src, f);
   if (work_bytes && (e = cudaMalloc (&d_work, work_bytes)) != cudaSuccess)
     goto done;
   if (fill)
@@ -158,7 +163,8 @@ run_variant (const Variant * v, const Image * im, const CcFilter * f,
       e = cudaMemcpy (d_out, im->out, bytes, cudaMemcpyHostToDevice);
     if (e == cudaSuccess)
       e = cc_cuda_select_family (&src, &dst, f, strategy, &picked);
-    /* the wide shapes have one family, which the tuner does not time */
+    /* the wide shapes' families do not depend on the strategy, and the
+     * tuner does not time them */
     if (e == cudaSuccess && f->shape == CC_SHAPE_TAPS && ms[picked] < 0.0f) {
       printf ("  the tuner picked strategy %d (%s), which it did not time\n",
           (int) strategy, cc_family_name (picked));
@@ -437,8 +443,9 @@ void
 check_family_coverage (int wide_families)
 {
   for (int f = 0; f < CC_N_FAMILIES; f++) {
-    const int wide = f >= CC_FAMILY_SEPARABLE_WIDE;
-    const int *radii = f == CC_FAMILY_SEPARABLE_WIDE ? radii_wide :
+    const int wide = f >= CC_FAMILY_SEPARABLE_WIDE_MMA;
+    const int *radii = f == CC_FAMILY_SEPARABLE_WIDE_MMA
+        || f == CC_FAMILY_SEPARABLE_WIDE ? radii_wide :
         wide ? radii_sums : variants[f].separable ? radii_separable :
         radii_2d;
     if (wide != wide_families)
