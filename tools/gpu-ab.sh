@@ -12,7 +12,8 @@
 # time of a one-frame pipeline with each plugin (loading the plugin, CUDA's
 # start and the first use of its kernels), median of 5.
 #   tools/gpu-ab.sh OLD_BUILD NEW_BUILD [ROUNDS] [LIMIT]
-# CUDACONV_AB_KERNELS=0 leaves the kernel table out; CUDACONV_AB_FRAMES
+# CUDACONV_AB_KERNELS=0 leaves the kernel table out, CUDACONV_AB_FIRST_FRAME=0
+# the one-frame pipelines (about a minute); CUDACONV_AB_FRAMES
 # sets the element runs' frames (default 300); CUDACONV_AB_TAGS keeps only
 # the tables whose tag (kernels, I420-1080, I420-2160, P010_10LE, YUY2,
 # v210, cuda-memory, regions) matches it, a regex: more rounds of the rows
@@ -89,10 +90,12 @@ first_frame() {  # BUILD: median wall time of 5 one-frame pipelines, in ms
 }
 # the registry is remade each time, so each run also loads the plugin
 # into gst-plugin-scanner once
-for side in old new new old; do
-  build=$old; [ $side = new ] && build=$new
-  echo "one-frame pipeline, $side: $(first_frame "$build") ms"
-done
+if [ "${CUDACONV_AB_FIRST_FRAME:-1}" = 1 ]; then
+  for side in old new new old; do
+    build=$old; [ $side = new ] && build=$new
+    echo "one-frame pipeline, $side: $(first_frame "$build") ms"
+  done
+fi
 # the comparison's verdict again, last, where a cut tail of the output
 # still shows it
 echo "rows slower than $limit x (from $out/compare.txt):"
