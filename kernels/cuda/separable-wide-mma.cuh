@@ -30,7 +30,7 @@
  * How exact (WideMmaFormat): an 8-bit sample is exact in fp16, and the
  * band's taps and mid in one fp16 each carry a relative error of at most
  * 2^-11, which keeps a sum of 8-bit samples within 0.4 of the exact one
- * (0.06 measured): one product per step. 16-bit samples go as their two
+ * (the tests hold it within 1 of the reference): one product per step. 16-bit samples go as their two
  * bytes, the taps and mid as two fp16 halves each (mma.cuh): three
  * products per step, the rounding of an fp32 sum.
  * The number of 16-position steps a tile takes (STEPS) is compiled in
