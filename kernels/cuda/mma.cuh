@@ -57,8 +57,9 @@ pow2f (int k)
 }
 
 /* The e of 2^e * largest in [2^(top - 1), 2^top), clamped so that 2^e and
- * 2^-e stay normal floats; 0 for 0 (then nothing needs scaling). */
-__device__ __forceinline__ int
+ * 2^-e stay normal floats; 0 for 0 (then nothing needs scaling). The
+ * launchers that build a band on the host use it too. */
+__host__ __device__ __forceinline__ int
 scale_exponent (float largest, int top)
 {
   int exp2;

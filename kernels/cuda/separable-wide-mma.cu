@@ -17,16 +17,6 @@ separable_wide_mma_workspace (const Launch &l)
   return element * (size_t) l.width * (size_t) l.height;
 }
 
-/* The host's scale_exponent (mma.cuh): the e of 2^e * largest in
- * [2^(top - 1), 2^top), clamped so that 2^e stays a normal float */
-static int
-exponent_for (float largest, int top)
-{
-  int exp2 = 0;
-  std::frexp (largest, &exp2);
-  return largest > 0.0f ? std::min (std::max (top - exp2, -126), 126) : 0;
-}
-
 /* The factor's taps times 2^e as the band's fp16 pairs (WideMmaBand; the
  * 8-bit passes read only the high halves) */
 static WideMmaBand
@@ -102,9 +92,9 @@ launch_wide_mma (const Launch &l)
     col_max = std::max (col_max, std::fabs (f.col_taps[k]));
   }
   /* the taps' largest in [1024, 2048); mid below 2^15, within fp16 */
-  const int e_row = exponent_for (row_max, HALF_TAP_TOP);
-  const int e_col = exponent_for (col_max, HALF_TAP_TOP);
-  const int e_mid = exponent_for (row_sum * SampleTraits<T>::max, 15);
+  const int e_row = scale_exponent (row_max, HALF_TAP_TOP);
+  const int e_col = scale_exponent (col_max, HALF_TAP_TOP);
+  const int e_mid = scale_exponent (row_sum * SampleTraits<T>::max, 15);
 
   WideMmaArgs a = {};
   a.src = l.src;

@@ -371,7 +371,6 @@ wide_mma_emit (const WideMmaArgs &a, const float *row, int line0, int p)
   if constexpr (!SECOND) {
     typedef typename WideMmaFormat<T>::Mid Mid;
     Mid *out = static_cast<Mid *> (a.mid) + (size_t) p * a.mid_pitch + line0;
-    unsigned w[L / 2];
     if constexpr (sizeof (T) == 2) {
       /* (high, low) words: L of them */
       unsigned words[L];
@@ -392,6 +391,7 @@ wide_mma_emit (const WideMmaArgs &a, const float *row, int line0, int p)
       for (int k = 0; k < L && line0 + k < a.lines; k++)
         out[k] = words[k];
     } else {
+      unsigned w[L / 2];
 #pragma unroll
       for (int k = 0; k < L; k += 2)
         w[k / 2] = half2_bits (__floats2half2_rn (v[k], v[k + 1]));
