@@ -102,9 +102,13 @@ cudaconv_cuda_slots_make (CudaBackend * cuda, guint n, GError ** error)
                 && (!CUDACONV_CHECK (cudaMalloc ((void **) &slot->frame_out,
                             GST_VIDEO_INFO_SIZE (info)), error)
                     /* row padding and gaps between planes, which no kernel
-                     * writes, go out as zeros with the whole frame */
-                    || !CUDACONV_CHECK (cudaMemset (slot->frame_out, 0,
-                            GST_VIDEO_INFO_SIZE (info)), error)))))
+                     * writes, go out as zeros with the whole frame; on the
+                     * slot's stream, since the legacy default stream does
+                     * not order a non-blocking one, and the zeros could land
+                     * after the first frame's plane copies */
+                    || !CUDACONV_CHECK (cudaMemsetAsync (slot->frame_out, 0,
+                            GST_VIDEO_INFO_SIZE (info), slot->stream),
+                        error)))))
       return FALSE;
     if (!CUDACONV_CHECK (cudaMalloc (&slot->workspace, workspace_bytes),
             error))
