@@ -1,10 +1,11 @@
-/* cudaconv-box-sweep: the box-running-sum family's two kernels timed on
- * their own under several policies (box-running-sum.cuh's BoxTuning and
- * variants of it), on one plane of 8 and of 16 bits, against a
- * cudaMemcpy2D plane copy: which tiling fills the GPU best at each
- * radius. Each variant's output is checked against the family's own (the
- * sums are exact: equal bytes). CUDA events, launches queued behind a busy
- * kernel, median of RUNS samples of BATCH launches.
+/* cudaconv-box-sweep: the box families' kernels timed on their own under
+ * several policies (box-lines.cuh's BoxLineTuning and box-running-sum.cuh's
+ * BoxTuning, and variants of them), on one plane of 8 and of 16 bits,
+ * against a cudaMemcpy2D plane copy: which design and tiling fills the GPU
+ * best at each radius. Each variant's output is checked against the
+ * box-running-sum family's (the sums are exact: equal bytes). CUDA events,
+ * launches queued behind a busy kernel, median of RUNS samples of BATCH
+ * launches.
  *   cudaconv-box-sweep [WIDTHxHEIGHT [RADIUS...]] (default 3840x2160, radii
  *   2 and 127) */
 #include <algorithm>
@@ -13,23 +14,17 @@
 #include <cstring>
 #include <vector>
 
+#include "box-lines.cuh"
 #include "box-running-sum.cuh"
 
 #define RUNS 21
 #define BATCH 10
 
-template <int ITEMS, int WARPS> struct Rows : BoxTuning {
-  static constexpr int ROW_ITEMS = ITEMS;
-  static constexpr int ROW_WINDOW = 32 * ITEMS;
-  static constexpr int ROW_WARPS = WARPS;
-  static constexpr int ROW_SHARED = ROW_WINDOW + ROW_WINDOW / 32;
-};
-
-template <int ROWS, int WARPS> struct Columns : BoxTuning {
-  static constexpr int COL_ROWS = ROWS;
-  static constexpr int COL_WARPS = WARPS;
-  /* the family's 32 warps an SM, and so its 64 registers a thread */
-  static constexpr int COL_BLOCKS = 32 / WARPS;
+template <int I, int L, int W, int B> struct Lines : BoxLineTuning {
+  static constexpr int ITEMS = I;
+  static constexpr int LINES = L;
+  static constexpr int WARPS = W;
+  static constexpr int BLOCKS = B;
 };
 
 __global__ void
@@ -127,6 +122,29 @@ row (const char *name, Plane &p, const CcFilter &f, double copy_ms)
       same_output (p) ? "exact" : "DIFFERS");
 }
 
+/* One box-lines policy's passes, both, and both with the scaling in
+ * double, as a row of the table */
+template <typename P, typename T, typename H> static void
+lines_row (const char *name, Plane &p, const CcFilter &f, double copy_ms)
+{
+  const Launch l = launch_of (p, f, p.out);
+  cudaMemset (p.out, 0, p.pitch * p.height);
+  const double first = time_ms (
+      [&] { box_lines_launch<P, T, H> (l, BOX_LINES_FIRST); });
+  const double second = time_ms (
+      [&] { box_lines_launch<P, T, H> (l, BOX_LINES_SECOND); });
+  const double in_double = time_ms (
+      [&] { box_lines_launch<P, T, H> (l, BOX_LINES_BOTH, false); });
+  const bool same_in_double = same_output (p);
+  cudaMemset (p.out, 0, p.pitch * p.height);
+  const double both = time_ms ([&] { box_lines_launch<P, T, H> (l); });
+  printf ("  %-26s rows %8.4f  columns %8.4f  both %8.4f ms  %5.2fx copy"
+          "  %s; scaled in double %8.4f ms %s\n",
+      name, first, second, both, both / copy_ms,
+      same_output (p) ? "exact" : "DIFFERS", in_double,
+      same_in_double ? "exact" : "DIFFERS");
+}
+
 template <typename T, typename H> static void
 sweep (int width, int height, int radius)
 {
@@ -158,16 +176,12 @@ sweep (int width, int height, int radius)
   });
   printf ("%dx%d %d-bit, box r%d: plane copy %.4f ms\n", width, height,
       8 * (int) sizeof (T), radius, copy_ms);
-  row<BoxTuning, T, H> ("family (BoxTuning)", p, f, copy_ms);
-  row<Rows<32, 4>, T, H> ("rows 32 items x 4 warps", p, f, copy_ms);
-  row<Rows<16, 8>, T, H> ("rows 16 items x 8 warps", p, f, copy_ms);
-  row<Rows<16, 16>, T, H> ("rows 16 items x 16 warps", p, f, copy_ms);
-  row<Columns<128, 8>, T, H> ("columns 128 rows x 8 warps", p, f, copy_ms);
-  row<Columns<128, 4>, T, H> ("columns 128 rows x 4 warps", p, f, copy_ms);
-  row<Columns<64, 4>, T, H> ("columns 64 rows x 4 warps", p, f, copy_ms);
-  row<Columns<64, 8>, T, H> ("columns 64 rows x 8 warps", p, f, copy_ms);
-  row<Columns<256, 16>, T, H> ("columns 256 rows x 16 warps", p, f, copy_ms);
-  row<Columns<512, 16>, T, H> ("columns 512 rows x 16 warps", p, f, copy_ms);
+  lines_row<BoxLineTuning, T, H> ("box-lines (BoxLineTuning)", p, f,
+      copy_ms);
+  lines_row<Lines<16, 16, 16, 2>, T, H> ("lines, 16 warps", p, f, copy_ms);
+  lines_row<Lines<16, 16, 8, 3>, T, H> ("lines, 3 blocks", p, f, copy_ms);
+  lines_row<Lines<16, 32, 8, 2>, T, H> ("lines, 32 lines", p, f, copy_ms);
+  row<BoxTuning, T, H> ("running sums (BoxTuning)", p, f, copy_ms);
   cudaFree (p.in);
   cudaFree (p.out);
   cudaFree (p.ref);

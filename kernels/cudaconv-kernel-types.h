@@ -224,6 +224,47 @@ cc_block_scale (double scale, int side, int n)
       scale * (double) (side * side) / (double) n;
 }
 
+/* A box sum of 8-bit values scaled by integer arithmetic alone:
+ * ((s + half) * magic) >> shift */
+typedef struct {
+  unsigned half, magic;
+  int shift;
+} CcBoxDivider;
+
+/* Whether the contract's floor(s * scale + offset + 0.5), in double, is
+ * round(s / n) for every sum s of n = (2 radius + 1)^2 values of 8 bits
+ * (a plain mean: offset 0, scale the double nearest 1 / n), and then the
+ * divider that computes it. It is: n is odd, so s / n + 0.5 lies at least
+ * 1 / 2n from an integer, far beyond the double's rounding errors; and
+ * round(s / n) = floor((s + (n - 1) / 2) / n), a division of a value below
+ * 2^24 by n, which magic = ceil(2^shift / n), shift = 24 + ceil(log2 n),
+ * makes exact (Granlund and Montgomery 1994). tests/test-filter.c checks
+ * every sum at several radii against the formula. */
+static inline int
+cc_box_divider (int radius, double scale, double offset, CcBoxDivider * d)
+{
+  const unsigned long long n = (unsigned long long) (2 * radius + 1) *
+      (unsigned long long) (2 * radius + 1);
+  int bits = 0;
+
+  if (radius < 0 || radius > CC_MAX_WIDE_RADIUS || offset != 0.0
+      || scale != 1.0 / (double) n)
+    return 0;
+  while ((1ull << bits) < n)
+    bits++;
+  d->half = (unsigned) ((n - 1) / 2);
+  d->shift = 24 + bits;
+  d->magic = (unsigned) (((1ull << d->shift) + n - 1) / n);
+  return 1;
+}
+
+CC_HOST_DEVICE unsigned
+cc_box_divide (unsigned s, CcBoxDivider d)
+{
+  return (unsigned) (((unsigned long long) (s + d.half) * d.magic) >>
+      d.shift);
+}
+
 static inline int
 cc_filter_n_taps (int radius, CcResponse response)
 {

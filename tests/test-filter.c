@@ -239,6 +239,39 @@ test_fuzz (void)
   g_string_free (text, TRUE);
 }
 
+/* The box's integer division (cc_box_divider) gives what the contract's
+ * formula, floor(s * scale + offset + 0.5) in double, gives for every sum
+ * s of 8-bit values at the radii that stress it, and stays off where the
+ * filter is not a plain mean. */
+static void
+test_box_divide (void)
+{
+  static const int radii[] = { 0, 1, 2, 3, 7, 15, 16, 31, 63, 64, 126, 127 };
+  CcBoxDivider d = { 0, 0, 0 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (radii); k++) {
+    const unsigned n = (2 * radii[k] + 1) * (2 * radii[k] + 1);
+    const double scale = 1.0 / (double) n;
+
+    g_assert_true (cc_box_divider (radii[k], scale, 0.0, &d));
+    for (unsigned s = 0; s <= 255 * n; s++) {
+      /* each operation rounded on its own, as the contract says */
+      volatile double product = (double) s * scale;
+      volatile double sum = product + 0.0;
+      const unsigned want = (unsigned) floor (sum + 0.5);
+      const unsigned got = cc_box_divide (s, d);
+      if (got != want)
+        g_error ("radius %d, sum %u: divided %u, the formula %u", radii[k], s,
+            got, want);
+    }
+  }
+  /* an offset, another divisor, a radius past the wide shapes' */
+  g_assert_false (cc_box_divider (2, 1.0 / 25.0, 1.0, &d));
+  g_assert_false (cc_box_divider (2, 1.0 / 24.0, 0.0, &d));
+  g_assert_false (cc_box_divider (CC_MAX_WIDE_RADIUS + 1, 1.0 / 65536.0,
+          0.0, &d));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -248,5 +281,6 @@ main (int argc, char **argv)
   g_test_add_func ("/filter/relative-zero-sum", test_relative_zero_sum);
   g_test_add_func ("/filter/refused", test_refused);
   g_test_add_func ("/filter/fuzz", test_fuzz);
+  g_test_add_func ("/filter/box-divide", test_box_divide);
   return g_test_run ();
 }

@@ -93,6 +93,9 @@ static constexpr Family catalogue[] = {
       launch_separable_wide_mma, separable_wide_mma_workspace },
   { CC_FAMILY_SEPARABLE_WIDE, "separable-wide", CC_SHAPE_WIDE, WIDE_RADII,
       any_plane, any_plane, launch_separable_wide, separable_wide_workspace },
+  /* the box: line passes from the radius where they beat running sums */
+  { CC_FAMILY_BOX_LINES, "box-lines", CC_SHAPE_BOX, WIDE_RADII, any_plane,
+      box_lines_pays, launch_box_lines, box_lines_workspace },
   { CC_FAMILY_BOX_RUNNING_SUM, "box-running-sum", CC_SHAPE_BOX, WIDE_RADII,
       any_plane, any_plane, launch_box_running_sum,
       box_running_sum_workspace },

@@ -195,10 +195,18 @@ test_selector (void)
         CC_FAMILY_SEPARABLE_WIDE, CC_SHAPE_WIDE},
     {CC_STRATEGY_AUTO, 1, 63, 0, 32, 32, 0,
         CC_FAMILY_SEPARABLE_WIDE, CC_SHAPE_WIDE},
+    /* the box: line passes from the radius where they pay (r24 on 8-bit
+     * samples, r96 on 16-bit ones), running sums below */
     {CC_STRATEGY_TILED_HALO, 1, 2, 0, 1920, 1080, 0,
         CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
-    {CC_STRATEGY_AUTO, 2, 127, 0, 32, 3000000, 0,
+    {CC_STRATEGY_AUTO, 1, 23, 0, 1920, 1080, 0,
         CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
+    {CC_STRATEGY_AUTO, 1, 24, 0, 1920, 1080, 0,
+        CC_FAMILY_BOX_LINES, CC_SHAPE_BOX},
+    {CC_STRATEGY_AUTO, 2, 95, 0, 1920, 1080, 0,
+        CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
+    {CC_STRATEGY_AUTO, 2, 127, 0, 32, 3000000, 0,
+        CC_FAMILY_BOX_LINES, CC_SHAPE_BOX},
     {CC_STRATEGY_CACHE_HALO, 1, 0, 0, 1920, 1080, 1,
         CC_FAMILY_BLOCK_MEAN, CC_SHAPE_BLOCKS},
   };
@@ -367,7 +375,7 @@ test_invalid_arguments (void)
           cc_cuda_convolve (&good, &out, &box_ok, CC_BORDER_CLAMP,
               CC_STRATEGY_AUTO, work, need - 1, 0, CC_LAUNCH_DEFAULT, NULL));
       expect_rejected ("box family with a workspace too small",
-          cc_cuda_convolve_family (CC_FAMILY_BOX_RUNNING_SUM, &good, &out,
+          cc_cuda_convolve_family (CC_FAMILY_BOX_LINES, &good, &out,
               &box_ok, CC_BORDER_CLAMP, work, need - 1, 0,
               CC_LAUNCH_DEFAULT));
       expect_rejected ("tuner with a workspace too small",
@@ -401,8 +409,8 @@ test_invalid_arguments (void)
             (CC_FAMILY_SEPARABLE_WIDE_MMA, &good, &wide31), 2 * samples},
       {"separable-wide", cc_cuda_family_workspace_bytes
             (CC_FAMILY_SEPARABLE_WIDE, &good, &wide31), 4 * samples},
-      {"box-running-sum for a wide filter", cc_cuda_family_workspace_bytes
-            (CC_FAMILY_BOX_RUNNING_SUM, &good, &wide31), 0},
+      {"box-lines for a wide filter", cc_cuda_family_workspace_bytes
+            (CC_FAMILY_BOX_LINES, &good, &wide31), 0},
       {"an unknown family", cc_cuda_family_workspace_bytes
             ((CcFamily) CC_N_FAMILIES, &good, &wide31), 0},
       {"the selector's", cc_cuda_workspace_bytes (&good, &wide31),

@@ -25,6 +25,7 @@ const Variant variants[] = {
   {"separable-tile-fp32", CC_FAMILY_SEPARABLE_TILE_FP32, 1},
   {"separable-wide-mma", CC_FAMILY_SEPARABLE_WIDE_MMA, 0},
   {"separable-wide", CC_FAMILY_SEPARABLE_WIDE, 0},
+  {"box-lines", CC_FAMILY_BOX_LINES, 0},
   {"box-running-sum", CC_FAMILY_BOX_RUNNING_SUM, 0},
   {"block-mean", CC_FAMILY_BLOCK_MEAN, 0},
   {"fastest", TUNED, 0},
