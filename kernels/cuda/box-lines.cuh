@@ -219,14 +219,7 @@ box_lines (const __grid_constant__ BoxLineArgs a)
     for (int i = 1; i < ITEMS; i++)
       e[i] = e[i - 1] + v[m][i - 1];
     const unsigned total = e[ITEMS - 1] + v[m][ITEMS - 1];
-    unsigned before = total;
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-      const unsigned up = __shfl_up_sync (0xffffffffu, before, d);
-      if (lane >= d)
-        before += up;
-    }
-    before -= total;
+    const unsigned before = warp_exclusive_sum (total, lane);
     unsigned *s = sums + k * STRIDE;
 #pragma unroll
     for (int i = 0; i < ITEMS; i += 4)

@@ -128,15 +128,7 @@ box_rows (ComponentArgs src, H *mid, int mid_pitch, int radius, int shift,
   for (int i = 1; i < ITEMS; i++)
     v[i] += v[i - 1];
   /* the lanes before this one: an exclusive warp scan of the totals */
-  const unsigned total = v[ITEMS - 1];
-  unsigned before = total;
-#pragma unroll
-  for (int d = 1; d < 32; d *= 2) {
-    const unsigned up = __shfl_up_sync (0xffffffffu, before, d);
-    if (lane >= d)
-      before += up;
-  }
-  before -= total;
+  const unsigned before = warp_exclusive_sum (v[ITEMS - 1], lane);
 #pragma unroll
   for (int i = 0; i < ITEMS; i++)
     s[box_pad (lane * ITEMS + i)] = before + v[i];

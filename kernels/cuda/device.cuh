@@ -499,6 +499,21 @@ scale_exact (unsigned s, double scale, double offset, unsigned max_value)
                    0u;
 }
 
+/* The sum of value over the lanes before this one in the warp (an
+ * exclusive scan); every lane calls it */
+__device__ __forceinline__ unsigned
+warp_exclusive_sum (unsigned value, int lane)
+{
+  unsigned sum = value;
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+    const unsigned up = __shfl_up_sync (0xffffffffu, sum, d);
+    if (lane >= d)
+      sum += up;
+  }
+  return sum - value;
+}
+
 /* A value (at most the component's largest) stored as a raw sample */
 template <typename T> __device__ __forceinline__ void
 store_value (const ComponentArgs &c, int x, int y, unsigned value, int shift)
