@@ -241,10 +241,12 @@ time_wide (const Bench * b, KernelTimer * timer, int bytes, WideTimes * t)
       CC_FAMILY_SEPARABLE_WIDE, work, work_bytes);
   t->g127_fp32 = time_family_workspace (timer, &in, &out, &gauss127,
       CC_FAMILY_SEPARABLE_WIDE, work, work_bytes);
-  printf ("%d-bit: gaussian r15 runs %s, r63 and r127 %s; box %s, pixelate "
-      "%s\n", bits, family_of (&in, &out, &gauss15, t->g15_pick),
+  printf ("%d-bit: gaussian r15 runs %s, r63 and r127 %s; box r127 %s, box "
+      "r2 %s, pixelate %s\n", bits,
+      family_of (&in, &out, &gauss15, t->g15_pick),
       family_of (&in, &out, &gauss127, CC_STRATEGY_AUTO),
       family_of (&in, &out, &box127, CC_STRATEGY_AUTO),
+      family_of (&in, &out, &box2, CC_STRATEGY_AUTO),
       family_of (&in, &out, &blocks127, CC_STRATEGY_AUTO));
   csv_row (b, "wide", w, h, bits, 0, "memcpy2d", t->copy);
   csv_row (b, "wide", w, h, bits, 0, "copy-kernel", t->copy_kernel);

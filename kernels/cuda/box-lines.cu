@@ -2,14 +2,6 @@
 #include "families.cuh"
 #include "box-lines.cuh"
 
-/* mid^T: one sum per sample */
-size_t
-box_lines_workspace (const Launch &l)
-{
-  return (l.sample == CC_SAMPLE_U8 ? sizeof (uint16_t) : sizeof (uint32_t))
-      * (size_t) l.width * (size_t) l.height;
-}
-
 /* The selector's preference: radii where the line passes beat the
  * running sums (BoxLineTuning) */
 bool

@@ -32,7 +32,7 @@
 #include <climits>
 #include <type_traits>
 
-#include "launch.cuh"
+#include "box.cuh"
 
 /* The family's tuning, the kernels' policy: box_lines_launch<P> runs them
  * with another (benchmarks/box-sweep.cu times several) */
@@ -94,35 +94,6 @@ struct BoxLineArgs {
   CcBoxDivider divider;
 };
 
-/* ITEMS values of line `line` from position p0 on: as 16-byte vectors
- * where they lie inside the line, else one by one through the border */
-template <typename In, int ITEMS> __device__ __forceinline__ void
-box_line_load (unsigned (&v)[ITEMS], const BoxLineArgs &a, int line, int p0)
-{
-  const In *row = reinterpret_cast<const In *> (
-      a.src.data + (size_t) line * a.src.pitch);
-  if (a.src_vectors && p0 >= 0 && p0 + ITEMS <= a.src.width) {
-    constexpr int PER_VECTOR = 16 / sizeof (In);
-    static_assert (ITEMS % PER_VECTOR == 0, "whole vectors");
-#pragma unroll
-    for (int q = 0; q < ITEMS / PER_VECTOR; q++) {
-      const uint4 w = __ldg (reinterpret_cast<const uint4 *> (row + p0) + q);
-      const In *t = reinterpret_cast<const In *> (&w);
-#pragma unroll
-      for (int k = 0; k < PER_VECTOR; k++)
-        v[q * PER_VECTOR + k] = (unsigned) t[k] >> a.shift_in;
-    }
-  } else {
-#pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-      const int i = cc_border_index (p0 + k, a.src.width, a.border);
-      v[k] = i < 0 ? 0u :
-                     (unsigned) __ldg (row + (size_t) i * a.src.pixel_stride)
-              >> a.shift_in;
-    }
-  }
-}
-
 /* A box sum of the second pass as the value it stands for */
 template <bool DIVIDE> __device__ __forceinline__ unsigned
 box_line_scaled (unsigned sum, const BoxLineArgs &a)
@@ -131,6 +102,14 @@ box_line_scaled (unsigned sum, const BoxLineArgs &a)
     return cc_box_divide (sum, a.divider);
   else
     return scale_exact (sum, a.scale, a.offset, a.max_value);
+}
+
+/* What a pass stores of a box sum: the first pass the sum, the second
+ * the value it stands for, shifted into a raw sample */
+template <bool SECOND, bool DIVIDE> __device__ __forceinline__ unsigned
+box_line_value (unsigned sum, const BoxLineArgs &a)
+{
+  return SECOND ? box_line_scaled<DIVIDE> (sum, a) << a.shift_out : sum;
 }
 
 /* The LINES sums of position p, lines line0 on, read off the block's
@@ -153,9 +132,7 @@ box_line_store (const BoxLineArgs &a, const unsigned *sums, int high, int low,
 #pragma unroll
     for (int k = 0; k < L; k++) {
       const unsigned sum = sums[k * STRIDE + high] - sums[k * STRIDE + low];
-      const unsigned v = SECOND ?
-          box_line_scaled<DIVIDE> (sum, a) << a.shift_out :
-          sum;
+      const unsigned v = box_line_value<SECOND, DIVIDE> (sum, a);
       if (k % PER_WORD == 0)
         words[k / PER_WORD] = v;
       else
@@ -171,7 +148,7 @@ box_line_store (const BoxLineArgs &a, const unsigned *sums, int high, int low,
   for (int k = 0; k < L && line0 + k < lines; k++) {
     const unsigned sum = sums[k * STRIDE + high] - sums[k * STRIDE + low];
     row[(size_t) (line0 + k) * a.dst.pixel_stride] =
-        (Out) (SECOND ? box_line_scaled<DIVIDE> (sum, a) << a.shift_out : sum);
+        (Out) box_line_value<SECOND, DIVIDE> (sum, a);
   }
 }
 
@@ -204,8 +181,14 @@ box_lines (const __grid_constant__ BoxLineArgs a)
 #pragma unroll
   for (int m = 0; m < PER_WARP; m++) {
     const int line = line0 + warp + m * P::WARPS;
-    if (line < a.src.height)
-      box_line_load<In, ITEMS> (v[m], a, line, ws + lane * ITEMS);
+    if (line >= a.src.height)
+      continue;
+    if (a.src_vectors)
+      box_load_window<In, true, ITEMS, ITEMS> (v[m], a.src, ws + lane * ITEMS,
+          line, a.shift_in, a.border);
+    else
+      box_load_window<In, false, ITEMS, ITEMS> (v[m], a.src, ws + lane * ITEMS,
+          line, a.shift_in, a.border);
   }
 #pragma unroll
   for (int m = 0; m < PER_WARP; m++) {

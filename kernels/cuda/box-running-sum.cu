@@ -3,9 +3,10 @@
 #include "families.cuh"
 #include "box-running-sum.cuh"
 
-/* one sum per sample, rows of width sums */
+/* Both box families' intermediate: one sum per sample (box-running-sum's
+ * rows of row sums, box-lines' mid^T) */
 size_t
-box_running_sum_workspace (const Launch &l)
+box_workspace (const Launch &l)
 {
   return (l.sample == CC_SAMPLE_U8 ? sizeof (uint16_t) : sizeof (uint32_t))
       * (size_t) l.width * (size_t) l.height;

@@ -26,7 +26,7 @@
 #include <climits>
 #include <type_traits>
 
-#include "launch.cuh"
+#include "box.cuh"
 
 /* The family's tuning, the kernels' policy: box_launch<P> runs them with
  * another (tools/box-sweep.cu times several) */
@@ -60,41 +60,6 @@ __device__ __forceinline__ int
 box_pad (int p)
 {
   return p + (p >> 5);
-}
-
-/* WINDOW values of row y from plane column p0 on (the window's part
- * outside the row through the border): with VEC, runs of RUN (the
- * policy's ROW_ALIGN) inside the row move as 16-byte vectors (p0 a
- * multiple of RUN, the component moving as vectors), the rest one by
- * one. */
-template <typename T, bool VEC, int WINDOW, int RUN>
-__device__ __forceinline__ void
-box_load_window (unsigned (&v)[WINDOW], const ComponentArgs &src, int p0,
-    int y, int shift, CcBorder border)
-{
-  const T *row = reinterpret_cast<const T *> (src.data
-      + (size_t) y * src.pitch);
-#pragma unroll
-  for (int c = 0; c < WINDOW; c += RUN) {
-    const int p = p0 + c;
-    if (VEC && p >= 0 && p + RUN <= src.width) {
-      constexpr int PER_VECTOR = 16 / sizeof (T);
-#pragma unroll
-      for (int q = 0; q < RUN; q += PER_VECTOR) {
-        const uint4 w = __ldg (reinterpret_cast<const uint4 *> (row + p + q));
-        const T *t = reinterpret_cast<const T *> (&w);
-#pragma unroll
-        for (int k = 0; k < PER_VECTOR; k++)
-          v[c + q + k] = (unsigned) t[k] >> shift;
-      }
-    } else {
-#pragma unroll
-      for (int k = 0; k < RUN; k++) {
-        const int bx = cc_border_index (p + k, src.width, border);
-        v[c + k] = bx < 0 ? 0u : load_value<T> (src, bx, y, shift);
-      }
-    }
-  }
 }
 
 /* Row y's sums of 2r+1 values, for the segment [x0, x0 + segment) of warp

@@ -95,10 +95,10 @@ static constexpr Family catalogue[] = {
       any_plane, any_plane, launch_separable_wide, separable_wide_workspace },
   /* the box: line passes from the radius where they beat running sums */
   { CC_FAMILY_BOX_LINES, "box-lines", CC_SHAPE_BOX, WIDE_RADII, any_plane,
-      box_lines_pays, launch_box_lines, box_lines_workspace },
+      box_lines_pays, launch_box_lines, box_workspace },
   { CC_FAMILY_BOX_RUNNING_SUM, "box-running-sum", CC_SHAPE_BOX, WIDE_RADII,
       any_plane, any_plane, launch_box_running_sum,
-      box_running_sum_workspace },
+      box_workspace },
   { CC_FAMILY_BLOCK_MEAN, "block-mean", CC_SHAPE_BLOCKS, WIDE_RADII,
       any_plane, any_plane, launch_block_mean, block_mean_workspace },
 };

@@ -47,9 +47,9 @@ cudaError_t launch_separable_wide (const Launch &l);
 size_t separable_wide_workspace (const Launch &l);
 bool box_lines_pays (const Launch &l);
 cudaError_t launch_box_lines (const Launch &l);
-size_t box_lines_workspace (const Launch &l);
 cudaError_t launch_box_running_sum (const Launch &l);
-size_t box_running_sum_workspace (const Launch &l);
+/* both box families' (box-running-sum.cu) */
+size_t box_workspace (const Launch &l);
 size_t block_mean_workspace (const Launch &l);
 cudaError_t launch_block_mean (const Launch &l);
 
