@@ -1,4 +1,5 @@
 /* cudaconv: what a frame's regions cover (see the header). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cudaconv-coverage.h"
@@ -102,44 +103,347 @@ window_span (const Reach * r, gint begin, gint end, gint n, gint * wbegin,
   *wend = MIN (*wend, n);
 }
 
-/* Appends the pieces of part g of component comp, one per region that
- * holds any of its samples, with their writes. */
+/* Makes room for n entries of size bytes in *array of *size entries */
 static void
-add_part_pieces (CudaConvCoverage * coverage, const CudaConvPlan * plan,
+ensure (gpointer * array, guint * size, guint n, gsize bytes)
+{
+  if (n <= *size)
+    return;
+  *size = MAX (n, 2 * *size);
+  *array = g_realloc_n (*array, *size, bytes);
+}
+
+/* One region's rect in a part and the window its filter reads; in a
+ * cluster's root, also the cluster's bounding boxes of both */
+typedef struct {
+  gint x0, y0, x1, y1;          /* rect */
+  gint wx0, wy0, wx1, wy1;      /* window */
+  gint cx0, cy0, cx1, cy1;      /* the cluster's rects' bounding box */
+  gint cwx0, cwy0, cwx1, cwy1;  /* the cluster's windows' bounding box */
+  guint region;
+  guint parent;                 /* union-find over a group's items */
+} Item;
+
+static guint
+find (Item * items, guint i)
+{
+  while (items[i].parent != i) {
+    items[i].parent = items[items[i].parent].parent;
+    i = items[i].parent;
+  }
+  return i;
+}
+
+/* Joins the clusters of items a and b; the lower index stays the root,
+ * so that a cluster's root is its first region. */
+static void
+join (Item * items, guint a, guint b)
+{
+  Item *r, *o;
+
+  a = find (items, a);
+  b = find (items, b);
+  if (a == b)
+    return;
+  r = &items[MIN (a, b)];
+  o = &items[MAX (a, b)];
+  o->parent = MIN (a, b);
+  r->cx0 = MIN (r->cx0, o->cx0);
+  r->cy0 = MIN (r->cy0, o->cy0);
+  r->cx1 = MAX (r->cx1, o->cx1);
+  r->cy1 = MAX (r->cy1, o->cy1);
+  r->cwx0 = MIN (r->cwx0, o->cwx0);
+  r->cwy0 = MIN (r->cwy0, o->cwy0);
+  r->cwx1 = MAX (r->cwx1, o->cwx1);
+  r->cwy1 = MAX (r->cwy1, o->cwy1);
+}
+
+static gint64
+area (gint x0, gint y0, gint x1, gint y1)
+{
+  return (gint64) (x1 - x0) * (y1 - y0);
+}
+
+/* qsort has no context argument: the items the comparisons below read,
+ * set before each sort (the coverage is built on one thread at a time:
+ * the streaming thread's) */
+static const Item *sort_items;
+
+static int
+compare_keys (gint p, gint q, guint i, guint j)
+{
+  if (p != q)
+    return p < q ? -1 : 1;
+  return (i > j) - (i < j);
+}
+
+static int
+by_x0 (const void *a, const void *b)
+{
+  const guint i = *(const guint *) a, j = *(const guint *) b;
+
+  return compare_keys (sort_items[i].x0, sort_items[j].x0, i, j);
+}
+
+static int
+by_cluster_window_x0 (const void *a, const void *b)
+{
+  const guint i = *(const guint *) a, j = *(const guint *) b;
+
+  return compare_keys (sort_items[i].cwx0, sort_items[j].cwx0, i, j);
+}
+
+/* Joins every two items whose rects overlap: a sweep over the rects in
+ * the order of their left edges, each compared with those still open
+ * (whose right edge lies beyond its left one). */
+static void
+join_overlapping_rects (Item * items, guint n, guint * order, guint * open)
+{
+  guint n_open = 0;
+
+  for (guint i = 0; i < n; i++)
+    order[i] = i;
+  sort_items = items;
+  qsort (order, n, sizeof (guint), by_x0);
+  for (guint k = 0; k < n; k++) {
+    const Item *it = &items[order[k]];
+    guint kept = 0;
+
+    for (guint j = 0; j < n_open; j++) {
+      const Item *o = &items[open[j]];
+      if (o->x1 <= it->x0)
+        continue;
+      open[kept++] = open[j];
+      if (o->y0 < it->y1 && it->y0 < o->y1)
+        join (items, open[j], order[k]);
+    }
+    n_open = kept;
+    open[n_open++] = order[k];
+  }
+}
+
+/* Joins clusters whose windows overlap where their bounding box costs no
+ * more samples than the two, until no two more do: one sweep over the
+ * clusters in the order of their windows' left edges a round. */
+static void
+join_paying_windows (Item * items, guint n, guint * order)
+{
+  gboolean joined = TRUE;
+
+  while (joined) {
+    guint m = 0;
+
+    joined = FALSE;
+    for (guint i = 0; i < n; i++)
+      if (find (items, i) == i)
+        order[m++] = i;
+    sort_items = items;
+    qsort (order, m, sizeof (guint), by_cluster_window_x0);
+    for (guint a = 0; a < m; a++) {
+      for (guint b = a + 1; b < m; b++) {
+        const Item *p = &items[order[a]], *q = &items[order[b]];
+        if (p->parent != order[a])
+          break;                /* joined into an earlier root */
+        if (q->cwx0 >= p->cwx1)
+          break;
+        if (q->parent != order[b] || q->cwy0 >= p->cwy1
+            || p->cwy0 >= q->cwy1)
+          continue;
+        if (area (MIN (p->cwx0, q->cwx0), MIN (p->cwy0, q->cwy0),
+                MAX (p->cwx1, q->cwx1), MAX (p->cwy1, q->cwy1))
+            > area (p->cwx0, p->cwy0, p->cwx1, p->cwy1)
+            + area (q->cwx0, q->cwy0, q->cwx1, q->cwy1))
+          continue;
+        join (items, order[a], order[b]);
+        joined = TRUE;
+      }
+    }
+  }
+}
+
+static int
+compare_int (const void *a, const void *b)
+{
+  const gint p = *(const gint *) a, q = *(const gint *) b;
+
+  return (p > q) - (p < q);
+}
+
+/* Appends the union of rects[0..m) to the writes as disjoint rects: bands
+ * between the rects' distinct top and bottom edges, the runs of each band
+ * (the rects across it, merged), a run grown down while the next band has
+ * the same one. */
+static void
+add_union_writes (CudaConvCoverage * coverage, const GstVideoRectangle * rects,
+    guint m)
+{
+  gint *ys = g_new (gint, 2 * m);
+  gint *runs = g_new (gint, 4 * m), *prev = runs + 2 * m;
+  guint *open = g_new (guint, m), n_ys = 0, n_prev = 0;
+
+  for (guint i = 0; i < m; i++) {
+    ys[n_ys++] = rects[i].y;
+    ys[n_ys++] = rects[i].y + rects[i].h;
+  }
+  qsort (ys, n_ys, sizeof (gint), compare_int);
+  for (guint b = 0; b + 1 < n_ys; b++) {
+    const gint y0 = ys[b], y1 = ys[b + 1];
+    guint n_runs = 0, p = 0;
+    guint *open_next;
+
+    if (y0 == y1)
+      continue;
+    /* the band's runs: the spans of the rects across it, sorted, merged */
+    for (guint i = 0; i < m; i++)
+      if (rects[i].y <= y0 && rects[i].y + rects[i].h >= y1) {
+        runs[2 * n_runs] = rects[i].x;
+        runs[2 * n_runs + 1] = rects[i].x + rects[i].w;
+        n_runs++;
+      }
+    qsort (runs, n_runs, 2 * sizeof (gint), compare_int);
+    {
+      guint kept = 0;
+      for (guint i = 0; i < n_runs; i++) {
+        if (kept > 0 && runs[2 * i] <= runs[2 * kept - 1]) {
+          runs[2 * kept - 1] = MAX (runs[2 * kept - 1], runs[2 * i + 1]);
+          continue;
+        }
+        runs[2 * kept] = runs[2 * i];
+        runs[2 * kept + 1] = runs[2 * i + 1];
+        kept++;
+      }
+      n_runs = kept;
+    }
+    /* a run the band above had too, ending where this band starts, grows
+     * that band's rect; any other starts a rect */
+    open_next = g_new (guint, MAX (n_runs, 1));
+    for (guint i = 0; i < n_runs; i++) {
+      GstVideoRectangle *w;
+      while (p < n_prev && prev[2 * p] < runs[2 * i])
+        p++;
+      if (p < n_prev && prev[2 * p] == runs[2 * i]
+          && prev[2 * p + 1] == runs[2 * i + 1]) {
+        /* the band above ended at y0: bands follow each other */
+        w = &coverage->writes[open[p]];
+        w->h = y1 - w->y;
+        open_next[i] = open[p];
+        continue;
+      }
+      ensure ((gpointer *) & coverage->writes, &coverage->writes_size,
+          coverage->n_writes + 1, sizeof (GstVideoRectangle));
+      w = &coverage->writes[coverage->n_writes];
+      w->x = runs[2 * i];
+      w->y = y0;
+      w->w = runs[2 * i + 1] - runs[2 * i];
+      w->h = y1 - y0;
+      open_next[i] = coverage->n_writes++;
+    }
+    memcpy (prev, runs, 2 * n_runs * sizeof (gint));
+    memcpy (open, open_next, n_runs * sizeof (guint));
+    n_prev = n_runs;
+    g_free (open_next);
+  }
+  g_free (ys);
+  g_free (runs);
+  g_free (open);
+}
+
+/* Appends the pieces of part g of component comp for the regions of one
+ * filter (group[0..n_group), in the regions' order): the rects of each
+ * region that holds any of the part's samples, joined into clusters, one
+ * piece per cluster. */
+static void
+add_group_pieces (CudaConvCoverage * coverage, const CudaConvPlan * plan,
     gint comp, const CudaConvPartGeometry * g,
-    const CudaConvRegionSet * regions, const Reach * reach)
+    const CudaConvRegionSet * regions, const guint * group, guint n_group,
+    const Reach * reach)
 {
   const GstVideoFormatInfo *finfo = plan->layout->work_info.finfo;
   const gint wsub = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp);
   const gint hsub = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp);
+  Item *items = g_new (Item, MAX (n_group, 1));
+  /* order and open for the sweeps; then each cluster's next member */
+  guint *order = g_new (guint, 3 * MAX (n_group, 1));
+  guint *open = order + n_group, *next = open + n_group;
+  GstVideoRectangle *rects = g_new (GstVideoRectangle, MAX (n_group, 1));
+  guint n = 0;
 
-  for (guint k = 0; k < coverage->n_regions; k++) {
-    const CudaConvRegion *r = &regions->rects[k];
-    CudaConvPiece *piece = &coverage->pieces[coverage->n_pieces];
-    gint x0, x1, y0, y1, wx0, wx1, wy0, wy1;
+  for (guint k = 0; k < n_group; k++) {
+    const CudaConvRegion *r = &regions->rects[group[k]];
+    Item *it = &items[n];
 
     /* an empty box would round out to a sample */
     if (r->w <= 0 || r->h <= 0
-        || !part_columns (g, wsub, r->x, r->w, &x0, &x1)
-        || !part_rows (g, hsub, r->y, r->h, &y0, &y1))
+        || !part_columns (g, wsub, r->x, r->w, &it->x0, &it->x1)
+        || !part_rows (g, hsub, r->y, r->h, &it->y0, &it->y1))
       continue;
-    window_span (&reach[k], x0, x1, g->width, &wx0, &wx1);
-    window_span (&reach[k], y0, y1, g->height, &wy0, &wy1);
-    piece->window.x = wx0;
-    piece->window.y = wy0;
-    piece->window.w = wx1 - wx0;
-    piece->window.h = wy1 - wy0;
-    piece->bounds.x = x0;
-    piece->bounds.y = y0;
-    piece->bounds.w = x1 - x0;
-    piece->bounds.h = y1 - y0;
-    piece->region = k;
-    /* a rectangle is written whole: one write, its bounds */
-    piece->first_write = coverage->n_writes;
-    piece->n_writes = 1;
-    coverage->writes[coverage->n_writes++] = piece->bounds;
-    coverage->n_pieces++;
+    window_span (reach, it->x0, it->x1, g->width, &it->wx0, &it->wx1);
+    window_span (reach, it->y0, it->y1, g->height, &it->wy0, &it->wy1);
+    it->cx0 = it->x0;
+    it->cy0 = it->y0;
+    it->cx1 = it->x1;
+    it->cy1 = it->y1;
+    it->cwx0 = it->wx0;
+    it->cwy0 = it->wy0;
+    it->cwx1 = it->wx1;
+    it->cwy1 = it->wy1;
+    it->region = group[k];
+    it->parent = n;
+    n++;
   }
+  join_overlapping_rects (items, n, order, open);
+  join_paying_windows (items, n, order);
+
+  /* each cluster's members as a list from its root, in the items' order */
+  for (guint i = 0; i < n; i++)
+    next[i] = G_MAXUINT;
+  for (guint i = n; i-- > 0;) {
+    const guint root = find (items, i);
+    if (root != i) {
+      next[i] = next[root];
+      next[root] = i;
+    }
+  }
+  for (guint root = 0; root < n; root++) {
+    const Item *c = &items[root];
+    CudaConvPiece *piece;
+    guint m = 0;
+
+    if (c->parent != root)
+      continue;
+    for (guint i = root; i != G_MAXUINT; i = next[i]) {
+      rects[m].x = items[i].x0;
+      rects[m].y = items[i].y0;
+      rects[m].w = items[i].x1 - items[i].x0;
+      rects[m].h = items[i].y1 - items[i].y0;
+      m++;
+    }
+    ensure ((gpointer *) & coverage->pieces, &coverage->pieces_size,
+        coverage->n_pieces + 1, sizeof (CudaConvPiece));
+    piece = &coverage->pieces[coverage->n_pieces++];
+    piece->window.x = c->cwx0;
+    piece->window.y = c->cwy0;
+    piece->window.w = c->cwx1 - c->cwx0;
+    piece->window.h = c->cwy1 - c->cwy0;
+    piece->bounds.x = c->cx0;
+    piece->bounds.y = c->cy0;
+    piece->bounds.w = c->cx1 - c->cx0;
+    piece->bounds.h = c->cy1 - c->cy0;
+    piece->region = c->region;
+    piece->reach = reach->reach;
+    piece->first_write = coverage->n_writes;
+    if (m == 1) {
+      ensure ((gpointer *) & coverage->writes, &coverage->writes_size,
+          coverage->n_writes + 1, sizeof (GstVideoRectangle));
+      coverage->writes[coverage->n_writes++] = rects[0];
+    } else {
+      add_union_writes (coverage, rects, m);
+    }
+    piece->n_writes = coverage->n_writes - piece->first_write;
+  }
+  g_free (items);
+  g_free (order);
+  g_free (rects);
 }
 
 /* The bytes of one region in one plane, grown rect by rect */
@@ -175,14 +479,15 @@ extent_box (const Extent * e, gsize row_bytes)
   return b;
 }
 
-/* Appends the byte boxes of plane p, one per region whose pieces touch it
- * in any of its covered components. */
+/* Appends the byte boxes of plane p, one per region that is the first of
+ * pieces touching it in any of its covered components. */
 static void
 add_plane_boxes (CudaConvCoverage * coverage, const CudaConvPlan * plan,
     guint p)
 {
   const CudaConvPlaneLayout *pl = &plan->layout->planes[p];
-  Extent read[CUDACONV_MAX_REGIONS], written[CUDACONV_MAX_REGIONS];
+  Extent *read = g_new (Extent, 2 * MAX (coverage->n_regions, 1));
+  Extent *written = read + coverage->n_regions;
   const Extent none = { G_MAXINT64, G_MININT64, G_MAXINT64, G_MININT64 };
 
   for (guint k = 0; k < coverage->n_regions; k++)
@@ -213,11 +518,38 @@ add_plane_boxes (CudaConvCoverage * coverage, const CudaConvPlan * plan,
 
     if (read[k].x1 == G_MININT64)
       continue;
+    ensure ((gpointer *) & coverage->boxes, &coverage->boxes_size,
+        coverage->n_boxes + 1, sizeof (CudaConvByteBox));
     box = &coverage->boxes[coverage->n_boxes++];
     box->read = extent_box (&read[k], pl->row_bytes);
     box->written = extent_box (&written[k], pl->row_bytes);
   }
   coverage->planes[p].n = coverage->n_boxes - coverage->planes[p].first;
+  g_free (read);
+}
+
+/* The order the regions' filters write in: by the reach their filter
+ * reads, then by their first region; a region's group is the index of
+ * its filter's first region. Fills order[0..n) with the regions sorted so,
+ * a group's regions together in the regions' order. */
+static const Reach *sort_reach;
+static const guint *sort_first;
+
+static int
+by_group (const void *a, const void *b)
+{
+  const guint i = *(const guint *) a, j = *(const guint *) b;
+  const guint gi = sort_first[i], gj = sort_first[j];
+  const gint ri = sort_reach[gi].block ? sort_reach[gi].block :
+      sort_reach[gi].reach;
+  const gint rj = sort_reach[gj].block ? sort_reach[gj].block :
+      sort_reach[gj].reach;
+
+  if (ri != rj)
+    return ri < rj ? -1 : 1;
+  if (gi != gj)
+    return gi < gj ? -1 : 1;
+  return (i > j) - (i < j);
 }
 
 void
@@ -227,19 +559,31 @@ cudaconv_coverage_build (CudaConvCoverage * coverage,
 {
   const CudaConvLayout *layout = plan->layout;
   const guint n_comps = GST_VIDEO_INFO_N_COMPONENTS (&layout->work_info);
-  Reach reach[CUDACONV_MAX_REGIONS];
+  const guint n = MIN (regions->n, CUDACONV_MAX_REGIONS);
+  Reach *reach = g_new (Reach, MAX (n, 1));
+  guint *first = g_new (guint, 2 * MAX (n, 1)), *order = first + n;
 
-  coverage->n_regions = MIN (regions->n, CUDACONV_MAX_REGIONS);
+  coverage->n_regions = n;
   coverage->n_pieces = coverage->n_writes = coverage->n_boxes = 0;
   memset (coverage->parts, 0, sizeof (coverage->parts));
   memset (coverage->planes, 0, sizeof (coverage->planes));
-  for (guint k = 0; k < coverage->n_regions; k++) {
+  for (guint k = 0; k < n; k++) {
     const CcFilter *f = filters[k];
     reach[k].block = f->shape == CC_SHAPE_BLOCKS ? 2 * f->radius + 1 : 0;
     reach[k].reach = reach[k].block ? 0 : f->radius;
     reach[k].wrap = border == CC_BORDER_WRAP;
-    coverage->reach[k] = reach[k].reach;
+    /* a filter's first region: few filters, the default's first */
+    first[k] = k;
+    for (guint j = 0; j < k; j++)
+      if (filters[j] == f) {
+        first[k] = first[j];
+        break;
+      }
+    order[k] = k;
   }
+  sort_reach = reach;
+  sort_first = first;
+  qsort (order, n, sizeof (guint), by_group);
 
   for (guint c = 0; c < n_comps; c++) {
     CudaConvPartGeometry g;
@@ -250,20 +594,61 @@ cudaconv_coverage_build (CudaConvCoverage * coverage,
         && cudaconv_plan_part (plan, c, part, &g); part++) {
       CudaConvSpan *span = &coverage->parts[c][part];
       span->first = coverage->n_pieces;
-      add_part_pieces (coverage, plan, c, &g, regions, reach);
+      for (guint k = 0; k < n;) {
+        guint e = k + 1;
+        while (e < n && first[order[e]] == first[order[k]])
+          e++;
+        add_group_pieces (coverage, plan, c, &g, regions, &order[k], e - k,
+            &reach[first[order[k]]]);
+        k = e;
+      }
       span->n = coverage->n_pieces - span->first;
     }
   }
   for (guint p = 0; p < layout->n_planes; p++)
     add_plane_boxes (coverage, plan, p);
+  g_free (reach);
+  g_free (first);
+}
+
+CudaConvCoverage *
+cudaconv_coverage_new (void)
+{
+  return g_new0 (CudaConvCoverage, 1);
+}
+
+void
+cudaconv_coverage_free (CudaConvCoverage * coverage)
+{
+  if (!coverage)
+    return;
+  g_free (coverage->pieces);
+  g_free (coverage->writes);
+  g_free (coverage->boxes);
+  g_free (coverage);
 }
 
 void
 cudaconv_coverage_copy (CudaConvCoverage * dst, const CudaConvCoverage * src)
 {
-  /* everything before the arrays, then the arrays' used entries */
-  memcpy (dst, src, G_STRUCT_OFFSET (CudaConvCoverage, pieces));
-  memcpy (dst->pieces, src->pieces, src->n_pieces * sizeof (src->pieces[0]));
-  memcpy (dst->writes, src->writes, src->n_writes * sizeof (src->writes[0]));
-  memcpy (dst->boxes, src->boxes, src->n_boxes * sizeof (src->boxes[0]));
+  ensure ((gpointer *) & dst->pieces, &dst->pieces_size, src->n_pieces,
+      sizeof (CudaConvPiece));
+  ensure ((gpointer *) & dst->writes, &dst->writes_size, src->n_writes,
+      sizeof (GstVideoRectangle));
+  ensure ((gpointer *) & dst->boxes, &dst->boxes_size, src->n_boxes,
+      sizeof (CudaConvByteBox));
+  dst->n_regions = src->n_regions;
+  memcpy (dst->parts, src->parts, sizeof (src->parts));
+  memcpy (dst->planes, src->planes, sizeof (src->planes));
+  dst->n_pieces = src->n_pieces;
+  dst->n_writes = src->n_writes;
+  dst->n_boxes = src->n_boxes;
+  /* an empty array's pointer may be NULL, which memcpy must not be given */
+  if (src->n_pieces)
+    memcpy (dst->pieces, src->pieces, src->n_pieces * sizeof (CudaConvPiece));
+  if (src->n_writes)
+    memcpy (dst->writes, src->writes,
+        src->n_writes * sizeof (GstVideoRectangle));
+  if (src->n_boxes)
+    memcpy (dst->boxes, src->boxes, src->n_boxes * sizeof (CudaConvByteBox));
 }

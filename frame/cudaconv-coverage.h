@@ -8,6 +8,14 @@
  * end reads nothing else of the regions: a new source of regions (a mask)
  * changes the builder here and nothing below it.
  *
+ * What regions of one filter cover is filtered once, whatever their
+ * number and overlaps: regions whose rects overlap are one piece (their
+ * windows' bounding box), and so are regions whose windows overlap where
+ * one window costs no more samples than the two; a piece's writes are the
+ * union of its regions' rects cut into disjoint rects. Where regions of
+ * different filters overlap (region-radius-scale), the pieces of the
+ * filter that reads farther come later in a part and write last.
+ *
  * Coordinates are a part's samples: a part is a component inside the
  * picture, or one field of it (cudaconv_plan_parts). A sample is covered
  * where it holds a pixel of a region; with fields, subsampled rows are the
@@ -20,10 +28,6 @@
 
 G_BEGIN_DECLS
 
-/* Most pieces and writes of one frame: every region in every part */
-#define CUDACONV_MAX_PIECES \
-  (CUDACONV_MAX_REGIONS * GST_VIDEO_MAX_COMPONENTS * CUDACONV_MAX_PARTS)
-
 /* One window filtered on its own. Where the window meets the part's edge
  * the border policy makes up what lies beyond, so a window is filtered as
  * a part of its own and its writes taken: samples inside the frame are
@@ -32,8 +36,11 @@ G_BEGIN_DECLS
 typedef struct {
   GstVideoRectangle window;     /* read by the filter */
   GstVideoRectangle bounds;     /* the writes' bounding box, inside window */
-  guint region;                 /* the frame's region: its filter and reach */
-  guint first_write, n_writes;  /* rects of the coverage's writes */
+  guint region;                 /* the first of its regions: their filter */
+  /* samples its filter reads beyond a written one (the radius; 0 for
+   * block filters, whose windows snap to whole blocks instead) */
+  gint reach;
+  guint first_write, n_writes;  /* disjoint rects of the coverage's writes */
 } CudaConvPiece;
 
 /* A run of a coverage's array: [first, first + n) */
@@ -41,25 +48,28 @@ typedef struct {
   guint first, n;
 } CudaConvSpan;
 
-/* The bytes of a plane that one region's pieces read (their windows) and
- * write (their rects) in the filtered components: rows [y, y + h), bytes
- * [x, x + w) of each row. */
+/* The bytes of a plane that the pieces of one region (their first,
+ * CudaConvPiece.region) read (their windows) and write (their rects) in
+ * the filtered components: rows [y, y + h), bytes [x, x + w) of each
+ * row. */
 typedef struct {
   GstVideoRectangle read, written;
 } CudaConvByteBox;
 
 typedef struct {
   guint n_regions;
-  /* samples a region's filter reads beyond a written one (its radius; 0
-   * for block filters, whose windows snap to whole blocks instead) */
-  gint reach[CUDACONV_MAX_REGIONS];
   CudaConvSpan parts[GST_VIDEO_MAX_COMPONENTS][CUDACONV_MAX_PARTS];
   CudaConvSpan planes[GST_VIDEO_MAX_PLANES];    /* of boxes */
   guint n_pieces, n_writes, n_boxes;
-  CudaConvPiece pieces[CUDACONV_MAX_PIECES];
-  GstVideoRectangle writes[CUDACONV_MAX_PIECES];
-  CudaConvByteBox boxes[GST_VIDEO_MAX_PLANES * CUDACONV_MAX_REGIONS];
+  CudaConvPiece *pieces;
+  GstVideoRectangle *writes;
+  CudaConvByteBox *boxes;
+  /* entries allocated */
+  guint pieces_size, writes_size, boxes_size;
 } CudaConvCoverage;
+
+CudaConvCoverage *cudaconv_coverage_new (void);
+void cudaconv_coverage_free (CudaConvCoverage * coverage);
 
 /* Builds the coverage of the regions for a frame of plan (its buffer's
  * fields and crop already set), each region filtered with filters[k]
@@ -68,7 +78,8 @@ void cudaconv_coverage_build (CudaConvCoverage * coverage,
     const CudaConvPlan * plan, const CudaConvRegionSet * regions,
     const CcFilter * const *filters, CcBorder border);
 
-/* Copies what src holds into dst (the used entries only). */
+/* Copies what src holds into dst (the used entries, dst's arrays grown
+ * where they are too short). */
 void cudaconv_coverage_copy (CudaConvCoverage * dst,
     const CudaConvCoverage * src);
 
@@ -83,8 +94,8 @@ cudaconv_coverage_pieces (const CudaConvCoverage * coverage, gint comp,
   return &coverage->pieces[s->first];
 }
 
-/* The byte boxes of plane p, one per region that touches it; *n receives
- * how many. */
+/* The byte boxes of plane p, one per region that is the first of pieces
+ * touching it, in the regions' order; *n receives how many. */
 static inline const CudaConvByteBox *
 cudaconv_coverage_boxes (const CudaConvCoverage * coverage, guint p,
     guint * n)

@@ -13,9 +13,16 @@
 #include <gst/analytics/analytics.h>
 #endif
 
+/* A region held from an earlier frame: the frame it was last reported in */
+typedef struct {
+  CudaConvRegion rect;
+  guint64 seen;
+} HeldRegion;
+
 struct _CudaConvRegionHistory {
-  /* frames[k], k < hold: the regions reported k + 1 frames ago */
-  GArray *frames[CUDACONV_MAX_REGION_HOLD];
+  /* each distinct rect once (a set of HeldRegion, keyed by the rect) */
+  GHashTable *held;
+  guint64 frame;                /* frames collected since cleared */
   guint hold;
 };
 
@@ -48,17 +55,18 @@ parse_int (const gchar * s, gint * value)
 }
 
 gboolean
-cudaconv_regions_parse_boxes (const gchar * text,
-    CudaConvRegion boxes[CUDACONV_MAX_FIXED_BOXES], guint * n_boxes,
+cudaconv_regions_parse_boxes (const gchar * text, GBytes ** parsed,
     GError ** error)
 {
+  CudaConvRegion *boxes;
   gchar **parts;
   guint n = 0;
   gboolean ok = TRUE;
 
-  *n_boxes = 0;
+  *parsed = NULL;
   if (!text || text[strspn (text, " \t;")] == '\0')
     return TRUE;
+  boxes = g_new (CudaConvRegion, CUDACONV_MAX_FIXED_BOXES);
   parts = g_strsplit (text, ";", -1);
   for (guint k = 0; ok && parts[k]; k++) {
     gchar **v;
@@ -90,9 +98,21 @@ cudaconv_regions_parse_boxes (const gchar * text,
     }
   }
   g_strfreev (parts);
-  if (ok)
-    *n_boxes = n;
+  if (ok && n > 0)
+    *parsed = g_bytes_new (boxes, n * sizeof (CudaConvRegion));
+  g_free (boxes);
   return ok;
+}
+
+const CudaConvRegion *
+cudaconv_regions_fixed_boxes (const CudaConvRegionRules * rules, guint * n)
+{
+  gsize size = 0;
+  const CudaConvRegion *boxes = rules->boxes ?
+      g_bytes_get_data (rules->boxes, &size) : NULL;
+
+  *n = size / sizeof (CudaConvRegion);
+  return boxes;
 }
 
 gboolean
@@ -123,17 +143,38 @@ cudaconv_regions_parse_types (const gchar * text, GQuark types[16],
   return TRUE;
 }
 
+static guint
+rect_hash (gconstpointer p)
+{
+  const CudaConvRegion *r = p;
+
+  return ((guint) r->x * 2654435761u) ^ ((guint) r->y * 40503u)
+      ^ ((guint) r->w << 16) ^ (guint) r->h;
+}
+
+static gboolean
+rect_equal (gconstpointer a, gconstpointer b)
+{
+  const CudaConvRegion *r = a, *s = b;
+
+  return r->x == s->x && r->y == s->y && r->w == s->w && r->h == s->h;
+}
+
 CudaConvRegionHistory *
 cudaconv_region_history_new (void)
 {
-  return g_new0 (CudaConvRegionHistory, 1);
+  CudaConvRegionHistory *history = g_new0 (CudaConvRegionHistory, 1);
+
+  /* the rect is a HeldRegion's first member: the key is the entry */
+  history->held = g_hash_table_new_full (rect_hash, rect_equal, g_free, NULL);
+  return history;
 }
 
 void
 cudaconv_region_history_clear (CudaConvRegionHistory * history)
 {
-  for (guint k = 0; k < history->hold; k++)
-    g_clear_pointer (&history->frames[k], g_array_unref);
+  g_hash_table_remove_all (history->held);
+  history->frame = 0;
   history->hold = 0;
 }
 
@@ -142,7 +183,7 @@ cudaconv_region_history_free (CudaConvRegionHistory * history)
 {
   if (!history)
     return;
-  cudaconv_region_history_clear (history);
+  g_hash_table_unref (history->held);
   g_free (history);
 }
 
@@ -226,94 +267,170 @@ reported_boxes (const CudaConvRegionRules * rules, GstBuffer * buffer,
 #endif
 }
 
-static gboolean
-contains (const CudaConvRegion * a, const CudaConvRegion * b)
+/* The cell of the merge grid that holds r's centre */
+static guint
+merge_cell (const CudaConvRegion * r, gint width, gint height)
 {
-  return a->x <= b->x && a->y <= b->y && a->x + a->w >= b->x + b->w
-      && a->y + a->h >= b->y + b->h;
+  const gint64 cx = (gint64) r->x + r->w / 2, cy = (gint64) r->y + r->h / 2;
+  const guint gx = (guint) MIN (cx * CUDACONV_MERGE_GRID / width,
+      CUDACONV_MERGE_GRID - 1);
+  const guint gy = (guint) MIN (cy * CUDACONV_MERGE_GRID / height,
+      CUDACONV_MERGE_GRID - 1);
+
+  return gy * CUDACONV_MERGE_GRID + gx;
 }
 
-/* Drops every region another one contains (of two equal ones, the later):
- * filtering the larger covers it. */
+/* Grows *into to hold r as well (into->w == 0: empty) */
 static void
-prune (GArray * all)
+rect_join (CudaConvRegion * into, const CudaConvRegion * r)
 {
-  CudaConvRegion *r = (CudaConvRegion *) all->data;
-  guint n = all->len, kept = 0;
+  gint x1, y1;
 
-  for (guint i = 0; i < n; i++) {
-    gboolean covered = FALSE;
-    for (guint j = 0; j < n && !covered; j++)
-      covered = j != i && contains (&r[j], &r[i])
-          && (!contains (&r[i], &r[j]) || j < i);
-    if (!covered)
-      r[kept++] = r[i];
+  if (into->w == 0) {
+    *into = *r;
+    return;
   }
-  g_array_set_size (all, kept);
+  x1 = MAX (into->x + into->w, r->x + r->w);
+  y1 = MAX (into->y + into->h, r->y + r->h);
+  into->x = MIN (into->x, r->x);
+  into->y = MIN (into->y, r->y);
+  into->w = x1 - into->x;
+  into->h = y1 - into->y;
 }
 
+/* The regions past CUDACONV_MAX_REGIONS: those whose centres share a cell
+ * of the merge grid become their bounding box, in the cells' order. */
+static void
+merge_on_grid (GArray * all, gint width, gint height)
+{
+  CudaConvRegion *cells = g_new0 (CudaConvRegion,
+      CUDACONV_MERGE_GRID * CUDACONV_MERGE_GRID);
+  const CudaConvRegion *r = (const CudaConvRegion *) all->data;
+  guint kept = 0;
+
+  for (guint k = 0; k < all->len; k++)
+    rect_join (&cells[merge_cell (&r[k], width, height)], &r[k]);
+  for (guint c = 0; c < CUDACONV_MERGE_GRID * CUDACONV_MERGE_GRID; c++)
+    if (cells[c].w > 0)
+      g_array_index (all, CudaConvRegion, kept++) = cells[c];
+  g_array_set_size (all, kept);
+  g_free (cells);
+}
+
+typedef struct {
+  guint64 oldest;               /* seen before it: expired */
+  GArray *to;
+} HeldVisit;
+
+static gboolean
+held_expired (gpointer key, gpointer value, gpointer user_data)
+{
+  const HeldVisit *v = user_data;
+
+  return ((HeldRegion *) key)->seen < v->oldest;
+}
+
+static void
+held_append (gpointer key, gpointer value, gpointer user_data)
+{
+  const HeldVisit *v = user_data;
+
+  g_array_append_val (v->to, ((HeldRegion *) key)->rect);
+}
+
+/* Past CUDACONV_MAX_HELD_REGIONS, the held regions merged on the grid,
+ * each merged box seen when the newest of its boxes was. */
+static void
+held_merge (CudaConvRegionHistory * history, gint width, gint height)
+{
+  HeldRegion *cells = g_new0 (HeldRegion,
+      CUDACONV_MERGE_GRID * CUDACONV_MERGE_GRID);
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, history->held);
+  while (g_hash_table_iter_next (&iter, &key, NULL)) {
+    const HeldRegion *h = key;
+    HeldRegion *cell = &cells[merge_cell (&h->rect, width, height)];
+    rect_join (&cell->rect, &h->rect);
+    cell->seen = MAX (cell->seen, h->seen);
+  }
+  g_hash_table_remove_all (history->held);
+  for (guint c = 0; c < CUDACONV_MERGE_GRID * CUDACONV_MERGE_GRID; c++)
+    if (cells[c].rect.w > 0)
+      g_hash_table_add (history->held, g_memdup2 (&cells[c],
+              sizeof (HeldRegion)));
+  g_free (cells);
+}
+
+/* This frame's reports into the history, each rect once; then every
+ * region reported in the last frames hold (this one included) into all. */
 static void
 hold (CudaConvRegionHistory * history, guint frames, GArray * reported,
-    GArray * all)
+    GArray * all, gint width, gint height)
 {
+  HeldVisit visit;
+
   if (frames != history->hold) {
     cudaconv_region_history_clear (history);
     history->hold = frames;
-    for (guint k = 0; k < frames; k++)
-      history->frames[k] = g_array_new (FALSE, FALSE, sizeof (CudaConvRegion));
   }
-  if (frames == 0)
+  history->frame++;
+  if (frames == 0) {
+    g_array_append_vals (all, reported->data, reported->len);
     return;
-  for (guint k = 0; k < frames; k++)
-    g_array_append_vals (all, history->frames[k]->data,
-        history->frames[k]->len);
-  /* the oldest frame's array takes this frame's reports */
-  g_array_unref (history->frames[frames - 1]);
-  memmove (&history->frames[1], &history->frames[0],
-      (frames - 1) * sizeof (GArray *));
-  history->frames[0] = g_array_ref (reported);
+  }
+  visit.oldest = history->frame > frames ? history->frame - frames : 0;
+  visit.to = all;
+  g_hash_table_foreach_remove (history->held, held_expired, &visit);
+  for (guint k = 0; k < reported->len; k++) {
+    const CudaConvRegion *r = &g_array_index (reported, CudaConvRegion, k);
+    HeldRegion *h = g_hash_table_lookup (history->held, r);
+
+    if (!h) {
+      h = g_new (HeldRegion, 1);
+      h->rect = *r;
+      g_hash_table_add (history->held, h);
+    }
+    h->seen = history->frame;
+  }
+  if (g_hash_table_size (history->held) > CUDACONV_MAX_HELD_REGIONS)
+    held_merge (history, width, height);
+  g_hash_table_foreach (history->held, held_append, &visit);
 }
 
 void
 cudaconv_regions_collect (const CudaConvRegionRules * rules,
     CudaConvRegionHistory * history, GstBuffer * buffer, gint width,
-    gint height, CudaConvRegionSet * set, guint * n_bad)
+    gint height, CudaConvRegionSet * set, guint * n_bad, guint * n_merged)
 {
   GArray *reported = g_array_new (FALSE, FALSE, sizeof (CudaConvRegion));
   GArray *all = g_array_new (FALSE, FALSE, sizeof (CudaConvRegion));
+  const CudaConvRegion *fixed;
+  guint n_fixed;
 
-  *n_bad = 0;
+  *n_bad = *n_merged = 0;
   set->n = 0;
   reported_boxes (rules, buffer, width, height, reported, n_bad);
-  prune (reported);
-  g_array_append_vals (all, reported->data, reported->len);
   if (history)
     hold (history, MIN (rules->hold, CUDACONV_MAX_REGION_HOLD), reported,
-        all);
-  for (guint k = 0; k < rules->n_boxes; k++) {
-    const CudaConvRegion *b = &rules->boxes[k];
+        all, width, height);
+  else
+    g_array_append_vals (all, reported->data, reported->len);
+  fixed = cudaconv_regions_fixed_boxes (rules, &n_fixed);
+  for (guint k = 0; k < n_fixed; k++) {
+    const CudaConvRegion *b = &fixed[k];
     if (!add_box (all, b->x, b->y, b->w, b->h, rules->margin, width, height))
       (*n_bad)++;
   }
-  prune (all);
-
-  if (all->len <= CUDACONV_MAX_REGIONS) {
-    set->n = all->len;
-    /* an empty GArray's data is NULL, which memcpy must not be given */
-    if (all->len > 0)
-      memcpy (set->rects, all->data, all->len * sizeof (CudaConvRegion));
-  } else {
-    const CudaConvRegion *r = (const CudaConvRegion *) all->data;
-    gint x0 = width, y0 = height, x1 = 0, y1 = 0;
-    for (guint k = 0; k < all->len; k++) {
-      x0 = MIN (x0, r[k].x);
-      y0 = MIN (y0, r[k].y);
-      x1 = MAX (x1, r[k].x + r[k].w);
-      y1 = MAX (y1, r[k].y + r[k].h);
-    }
-    set->rects[0] = (CudaConvRegion) {x0, y0, x1 - x0, y1 - y0};
-    set->n = 1;
+  if (all->len > CUDACONV_MAX_REGIONS) {
+    *n_merged = all->len;
+    merge_on_grid (all, width, height);
   }
+  set->n = all->len;
+  /* an empty GArray's data is NULL, which memcpy must not be given */
+  if (all->len > 0)
+    memcpy (set->rects, all->data, all->len * sizeof (CudaConvRegion));
   g_array_unref (reported);
   g_array_unref (all);
 }

@@ -16,11 +16,18 @@
 
 G_BEGIN_DECLS
 
-/* Most regions a frame is filtered in; past it, they are replaced by the
- * one box that holds them all, which hides no less. */
-#define CUDACONV_MAX_REGIONS 64
+/* Most regions a frame is filtered in, each as itself; past it, regions
+ * whose centres share a cell of a CUDACONV_MERGE_GRID x CUDACONV_MERGE_GRID
+ * grid over the frame are replaced by their bounding box, which hides no
+ * less. */
+#define CUDACONV_MAX_REGIONS 1024
+#define CUDACONV_MERGE_GRID 32
 /* Most fixed boxes (the region-boxes property) */
-#define CUDACONV_MAX_FIXED_BOXES 64
+#define CUDACONV_MAX_FIXED_BOXES CUDACONV_MAX_REGIONS
+/* Most distinct regions a stream holds from earlier frames; past it, the
+ * held ones are merged on the grid above, each merged box held as long as
+ * the newest of its boxes. */
+#define CUDACONV_MAX_HELD_REGIONS (4 * CUDACONV_MAX_REGIONS)
 /* Most frames a region is held for (the region-hold property) */
 #define CUDACONV_MAX_REGION_HOLD 300
 /* Coordinates beyond this are taken as garbage, not a frame's */
@@ -36,8 +43,9 @@ typedef struct {
   /* ROI types or analytics labels to take, as quarks; none: all */
   GQuark types[16];
   guint n_types;
-  CudaConvRegion boxes[CUDACONV_MAX_FIXED_BOXES];
-  guint n_boxes;
+  /* the fixed boxes, CudaConvRegion after CudaConvRegion; NULL: none.
+   * Immutable and shared: whoever copies the rules takes a reference. */
+  GBytes *boxes;
   gdouble margin;               /* of the box's own width and height, per side */
   guint hold;                   /* frames */
 } CudaConvRegionRules;
@@ -53,10 +61,14 @@ typedef struct {
 typedef struct _CudaConvRegionHistory CudaConvRegionHistory;
 
 /* Parses "x,y,w,h;x,y,w,h": integer pixels, up to CUDACONV_MAX_FIXED_BOXES
- * boxes; "" or NULL is none. Fails with a message that names the box. */
-gboolean cudaconv_regions_parse_boxes (const gchar * text,
-    CudaConvRegion boxes[CUDACONV_MAX_FIXED_BOXES], guint * n_boxes,
+ * boxes, into *boxes (NULL for "" or NULL: none). Fails with a message
+ * that names the box. */
+gboolean cudaconv_regions_parse_boxes (const gchar * text, GBytes ** boxes,
     GError ** error);
+
+/* The fixed boxes of rules; *n receives how many. */
+const CudaConvRegion *cudaconv_regions_fixed_boxes (const CudaConvRegionRules *
+    rules, guint * n);
 
 /* Parses "face,licence-plate": names separated by ',' (spaces around them
  * ignored), at most 16; "" or NULL takes every type. */
@@ -74,11 +86,15 @@ void cudaconv_region_history_clear (CudaConvRegionHistory * history);
 /* The regions of buffer, a frame of width x height pixels: those its metas
  * report (of the rules' types) and the fixed boxes, grown, clipped, joined
  * with those reported in the last rules->hold frames (history, which it
- * updates; NULL holds nothing), without those another one contains.
- * *n_bad receives how many boxes were left out as bad. */
+ * updates; NULL holds nothing). A box reported again as it was is held
+ * once. *n_bad receives how many boxes were left out as bad, *n_merged how
+ * many regions the frame had where they were more than
+ * CUDACONV_MAX_REGIONS and were merged (0 where they were not). Regions
+ * may overlap or contain each other: the coverage filters what they cover
+ * once (cudaconv-coverage.h). */
 void cudaconv_regions_collect (const CudaConvRegionRules * rules,
     CudaConvRegionHistory * history, GstBuffer * buffer, gint width,
-    gint height, CudaConvRegionSet * set, guint * n_bad);
+    gint height, CudaConvRegionSet * set, guint * n_bad, guint * n_merged);
 
 G_END_DECLS
 #endif /* CUDACONV_REGIONS_H */

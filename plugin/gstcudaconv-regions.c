@@ -50,11 +50,11 @@ void
 gst_cudaconv_frame_regions (GstCudaConv * self, GstBuffer * inbuf)
 {
   const GstVideoInfo *info = &self->layout.info;
-  guint n_bad;
+  guint n_bad, n_merged;
 
   cudaconv_regions_collect (&self->job_settings.region_rules,
       self->region_history, inbuf, GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info), &self->regions, &n_bad);
+      GST_VIDEO_INFO_HEIGHT (info), self->regions, &n_bad, &n_merged);
   if (n_bad > 0 && !self->bad_regions_warned) {
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("Ignored %u region box(es) that are empty, negative, outside the "
@@ -65,8 +65,19 @@ gst_cudaconv_frame_regions (GstCudaConv * self, GstBuffer * inbuf)
   } else if (n_bad > 0) {
     GST_DEBUG_OBJECT (self, "ignored %u bad region box(es)", n_bad);
   }
-  for (guint k = 0; k < self->regions.n; k++) {
-    const CcFilter *f = region_radius_filter (self, &self->regions.rects[k]);
+  if (n_merged > 0 && !self->merged_regions_warned) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("A frame has %u regions, more than the %d filtered each as itself: "
+            "regions whose centres lie in one cell of a %dx%d grid over the "
+            "frame are filtered as their bounding box", n_merged,
+            CUDACONV_MAX_REGIONS, CUDACONV_MERGE_GRID, CUDACONV_MERGE_GRID),
+        ("this warning is given once per stream"));
+    self->merged_regions_warned = TRUE;
+  } else if (n_merged > 0) {
+    GST_DEBUG_OBJECT (self, "merged %u regions", n_merged);
+  }
+  for (guint k = 0; k < self->regions->n; k++) {
+    const CcFilter *f = region_radius_filter (self, &self->regions->rects[k]);
     self->region_filters[k] = f ? f : &self->filter;
   }
 }
@@ -76,7 +87,7 @@ gst_cudaconv_nothing_to_hide (GstCudaConv * self, GstBuffer * inbuf)
 {
   CudaConvCropKind crop;
 
-  if (self->regions.n > 0 || self->in_cuda_memory != self->out_cuda_memory)
+  if (self->regions->n > 0 || self->in_cuda_memory != self->out_cuda_memory)
     return FALSE;
   /* a picture in a larger buffer is applied on the way out, and a crop the
    * frame check refuses is dropped with a warning */
@@ -89,7 +100,7 @@ gst_cudaconv_frame_coverage (GstCudaConv * self, CcBorder border)
 {
   if (!cudaconv_plan_has_regions (&self->plan))
     return NULL;
-  cudaconv_coverage_build (self->coverage, &self->plan, &self->regions,
+  cudaconv_coverage_build (self->coverage, &self->plan, self->regions,
       self->region_filters, border);
   return self->coverage;
 }

@@ -203,9 +203,9 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
   GstCudaConvSettings next, *s = &next;
   const gchar *name = g_param_spec_get_name (pspec);
   CudaConvWeights matrix;
-  CudaConvRegion boxes[CUDACONV_MAX_FIXED_BOXES];
+  GBytes *boxes = NULL;
   GQuark types[16];
-  guint n_boxes = 0, n_types = 0;
+  guint n_types = 0;
   CcFilter filter;
   gboolean filter_valid = FALSE;
   GError *err = NULL;
@@ -243,8 +243,8 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
       }
       break;
     case PROP_REGION_BOXES:
-      if (!cudaconv_regions_parse_boxes (g_value_get_string (value), boxes,
-              &n_boxes, &err)) {
+      if (!cudaconv_regions_parse_boxes (g_value_get_string (value), &boxes,
+              &err)) {
         reject_setting (self, name, "%s", err->message);
         g_error_free (err);
         return;
@@ -309,8 +309,8 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
       s->region_rules.n_types = n_types;
       break;
     case PROP_REGION_BOXES:
-      memcpy (s->region_rules.boxes, boxes, n_boxes * sizeof (boxes[0]));
-      s->region_rules.n_boxes = n_boxes;
+      /* the settings' reference; the old boxes' goes below */
+      s->region_rules.boxes = boxes;
       break;
     case PROP_REGION_MARGIN:
       s->region_rules.margin = g_value_get_double (value);
@@ -342,6 +342,8 @@ gst_cudaconv_set_property (GObject * object, guint prop_id,
     if (filter_valid)
       self->settings_filter = filter;
   }
+  if (prop_id == PROP_REGION_BOXES && self->settings.region_rules.boxes)
+    g_bytes_unref (self->settings.region_rules.boxes);
   self->settings = next;
   if (prop_id == PROP_MATRIX) {
     g_free (self->matrix_text);

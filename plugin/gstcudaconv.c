@@ -188,6 +188,7 @@ gst_cudaconv_start (GstBaseTransform * trans)
   self->n_threads = (gint) g_get_num_processors ();
   self->invalid_buffers = 0;
   self->bad_regions_warned = FALSE;
+  self->merged_regions_warned = FALSE;
   cudaconv_region_history_clear (self->region_history);
   self->backend = open_backend (self, &s, &err);
   if (!self->backend)
@@ -468,6 +469,9 @@ frame_job (GstCudaConv * self, CudaConvJob * job)
   changed = cookie != self->filter_cookie;
   if (changed || self->job_stale) {
     s = self->settings;
+    /* the job's own reference to the shared fixed boxes */
+    if (s.region_rules.boxes)
+      g_bytes_ref (s.region_rules.boxes);
     filter_valid = self->settings_filter_valid;
     if (changed && filter_valid)
       settings_filter = self->settings_filter;
@@ -481,6 +485,7 @@ frame_job (GstCudaConv * self, CudaConvJob * job)
   if (changed || self->job_stale) {
     const CudaConvRunOptions options = { s.strategy, s.host_register };
 
+    g_clear_pointer (&self->job_settings.region_rules.boxes, g_bytes_unref);
     self->job_settings = s;
     self->filter = self->unscaled_filter;
     self->filter.offset *= self->layout.offset_scale;
@@ -811,9 +816,13 @@ gst_cudaconv_finalize (GObject * object)
   g_free (self->matrix_text);
   g_free (self->region_types_text);
   g_free (self->region_boxes_text);
+  g_clear_pointer (&self->settings.region_rules.boxes, g_bytes_unref);
+  g_clear_pointer (&self->job_settings.region_rules.boxes, g_bytes_unref);
   g_free (self->rejected_setting);
   cudaconv_region_history_free (self->region_history);
-  g_free (self->coverage);
+  cudaconv_coverage_free (self->coverage);
+  g_free (self->regions);
+  g_free (self->region_filters);
   for (guint r = 0; r <= CC_MAX_WIDE_RADIUS; r++)
     g_free (self->radius_filters[r]);
   /* a context made by a start that failed, or given by set_context */
@@ -880,5 +889,8 @@ gst_cudaconv_init (GstCudaConv * self)
   self->device = -1;
   g_mutex_init (&self->passthrough_lock);
   self->region_history = cudaconv_region_history_new ();
-  self->coverage = g_new0 (CudaConvCoverage, 1);
+  self->coverage = cudaconv_coverage_new ();
+  /* the instance is at most 64 KiB: the regions live beside it */
+  self->regions = g_new0 (CudaConvRegionSet, 1);
+  self->region_filters = g_new0 (const CcFilter *, CUDACONV_MAX_REGIONS);
 }

@@ -90,15 +90,16 @@ struct _GstCudaConv {
   CudaConvPlan plan;
   /* the regions of the frame being filtered, those held from earlier
    * frames, and the filter of each region */
-  CudaConvRegionSet regions;
+  CudaConvRegionSet *regions;
   CudaConvRegionHistory *region_history;
-  const CcFilter *region_filters[CUDACONV_MAX_REGIONS];
+  const CcFilter **region_filters;      /* CUDACONV_MAX_REGIONS of them */
   /* what they cover of the frame being filtered, as the back ends take it */
   CudaConvCoverage *coverage;
   /* with region-radius-scale: the filter of each radius, made when first
    * needed and dropped when the settings change */
   CcFilter *radius_filters[CC_MAX_WIDE_RADIUS + 1];
   gboolean bad_regions_warned;
+  gboolean merged_regions_warned;
   /* the crop of the buffer being filtered, for transform_meta */
   CudaConvCropKind input_crop;
   guint invalid_buffers;        /* input dropped since start */

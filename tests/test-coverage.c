@@ -19,6 +19,7 @@ typedef struct {
   CudaConvPlan plan;
   CudaConvRegionSet regions;
   CcFilter filters[CUDACONV_MAX_REGIONS];
+  /* each region's filter: &filters[k], or another region's to share it */
   const CcFilter *filter_list[CUDACONV_MAX_REGIONS];
   CcBorder border;
 } Frame;
@@ -136,7 +137,25 @@ box_is (const GstVideoRectangle * box, const Bytes * b, gsize row_bytes)
   return rect_equal (box, &want);
 }
 
-/* Checks the coverage of f's regions against the oracle. */
+/* The order the filters of overlapping regions write in */
+static gint
+write_key (const CcFilter * filter)
+{
+  return filter->shape == CC_SHAPE_BLOCKS ? 2 * filter->radius + 1 :
+      filter->radius;
+}
+
+static gint64
+rect_area (const GstVideoRectangle * r)
+{
+  return (gint64) r->w * r->h;
+}
+
+/* Checks the coverage of f's regions against the oracle: every sample a
+ * region holds written once by each filter of the regions holding it, the
+ * one that reads farthest last, from a window that holds all it reads;
+ * nothing else written; a filter's pieces never write a sample twice, and
+ * their windows overlap only where one window would cost more. */
 static void
 check_coverage (const Frame * f, const CudaConvCoverage * cov)
 {
@@ -147,10 +166,6 @@ check_coverage (const Frame * f, const CudaConvCoverage * cov)
   guint pieces_seen = 0;
 
   g_assert_cmpuint (cov->n_regions, ==, f->regions.n);
-  for (guint k = 0; k < f->regions.n; k++)
-    g_assert_cmpint (cov->reach[k], ==,
-        f->filters[k].shape == CC_SHAPE_BLOCKS ? 0 : f->filters[k].radius);
-
   for (guint c = 0; c < GST_VIDEO_MAX_COMPONENTS; c++) {
     const gint wsub = c < n_comps ? GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c) : 0;
     const gint hsub = c < n_comps ? GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c) : 0;
@@ -160,6 +175,7 @@ check_coverage (const Frame * f, const CudaConvCoverage * cov)
       guint n;
       const CudaConvPiece *pieces = cudaconv_coverage_pieces (cov, c, part,
           &n);
+      guint *writes, *last;
 
       if (c >= n_comps || plan->action[c] == CUDACONV_ACTION_COPY
           || !cudaconv_plan_part (plan, c, part, &g)) {
@@ -173,81 +189,110 @@ check_coverage (const Frame * f, const CudaConvCoverage * cov)
         g_assert_cmpint (g0.first & 1, !=, g.first & 1);
       }
       pieces_seen += n;
+      /* per sample: how many writes, and the last writer's piece + 1 */
+      writes = g_new0 (guint, 2 * (gsize) g.width * g.height);
+      last = writes + (gsize) g.width * g.height;
 
-      for (guint k = 0; k < f->regions.n; k++) {
-        const GstVideoRectangle *r = &f->regions.rects[k];
-        const CcFilter *filter = &f->filters[k];
-        const CudaConvPiece *piece = NULL;
-        guint8 *written = g_malloc0 ((gsize) g.width * g.height);
-        gboolean any = FALSE;
+      for (guint j = 0; j < n; j++) {
+        const CudaConvPiece *piece = &pieces[j];
+        const CcFilter *filter;
+        GstVideoRectangle hull = { 0, 0, 0, 0 };
 
-        for (guint j = 0; j < n; j++) {
-          g_assert_cmpuint (pieces[j].region, <, f->regions.n);
-          if (pieces[j].region != k)
+        g_assert_cmpuint (piece->region, <, f->regions.n);
+        filter = f->filter_list[piece->region];
+        g_assert_cmpint (piece->reach, ==,
+            filter->shape == CC_SHAPE_BLOCKS ? 0 : filter->radius);
+        /* the filters that read farther come later */
+        if (j > 0)
+          g_assert_cmpint (write_key (f->filter_list[pieces[j - 1].region]),
+              <=, write_key (filter));
+        g_assert_cmpuint (piece->n_writes, >=, 1);
+        g_assert_cmpuint (piece->first_write + piece->n_writes, <=,
+            cov->n_writes);
+        g_assert_true (rect_inside (&piece->window, g.width, g.height));
+        g_assert_true (rect_within (&piece->bounds, &piece->window));
+        for (guint w = 0; w < piece->n_writes; w++) {
+          const GstVideoRectangle *wr = &cov->writes[piece->first_write + w];
+          gint bx, ex, by, ey;
+
+          g_assert_true (rect_inside (wr, g.width, g.height));
+          g_assert_true (rect_within (wr, &piece->bounds));
+          if (w == 0)
+            hull = *wr;
+          hull.w = MAX (hull.x + hull.w, wr->x + wr->w) - MIN (hull.x, wr->x);
+          hull.h = MAX (hull.y + hull.h, wr->y + wr->h) - MIN (hull.y, wr->y);
+          hull.x = MIN (hull.x, wr->x);
+          hull.y = MIN (hull.y, wr->y);
+          /* what the filter reads to write it, inside the window: for
+           * blocks, the whole blocks of the write */
+          expected_window (wr->x, wr->x + wr->w, g.width, filter->radius,
+              filter->shape == CC_SHAPE_BLOCKS, f->border == CC_BORDER_WRAP,
+              &bx, &ex);
+          expected_window (wr->y, wr->y + wr->h, g.height, filter->radius,
+              filter->shape == CC_SHAPE_BLOCKS, f->border == CC_BORDER_WRAP,
+              &by, &ey);
+          g_assert_cmpint (bx, >=, piece->window.x);
+          g_assert_cmpint (ex, <=, piece->window.x + piece->window.w);
+          g_assert_cmpint (by, >=, piece->window.y);
+          g_assert_cmpint (ey, <=, piece->window.y + piece->window.h);
+          for (gint y = wr->y; y < wr->y + wr->h; y++)
+            for (gint x = wr->x; x < wr->x + wr->w; x++) {
+              writes[y * g.width + x]++;
+              last[y * g.width + x] = j + 1;
+            }
+        }
+        g_assert_true (rect_equal (&hull, &piece->bounds));
+        /* two pieces of one filter: windows apart, or one window would
+         * cost more than the two */
+        for (guint i = 0; i < j; i++) {
+          const GstVideoRectangle *a = &pieces[i].window, *b = &piece->window;
+          GstVideoRectangle box;
+          if (f->filter_list[pieces[i].region] != filter
+              || !(a->x < b->x + b->w && b->x < a->x + a->w
+                  && a->y < b->y + b->h && b->y < a->y + a->h))
             continue;
-          /* one piece per region in a part, its rect written once */
-          g_assert_null (piece);
-          piece = &pieces[j];
+          box.x = MIN (a->x, b->x);
+          box.y = MIN (a->y, b->y);
+          box.w = MAX (a->x + a->w, b->x + b->w) - box.x;
+          box.h = MAX (a->y + a->h, b->y + b->h) - box.y;
+          g_assert_cmpint (rect_area (&box), >, rect_area (a) + rect_area (b));
         }
-        if (piece) {
-          GstVideoRectangle hull = { 0, 0, 0, 0 };
-          gint wb, we;
-
-          g_assert_cmpuint (piece->n_writes, >=, 1);
-          g_assert_cmpuint (piece->first_write + piece->n_writes, <=,
-              cov->n_writes);
-          g_assert_true (rect_inside (&piece->window, g.width, g.height));
-          g_assert_true (rect_within (&piece->bounds, &piece->window));
-          for (guint w = 0; w < piece->n_writes; w++) {
-            const GstVideoRectangle *wr =
-                &cov->writes[piece->first_write + w];
-            g_assert_true (rect_inside (wr, g.width, g.height));
-            g_assert_true (rect_within (wr, &piece->window));
-            g_assert_true (rect_within (wr, &piece->bounds));
-            if (w == 0)
-              hull = *wr;
-            hull.w = MAX (hull.x + hull.w, wr->x + wr->w) - MIN (hull.x,
-                wr->x);
-            hull.h = MAX (hull.y + hull.h, wr->y + wr->h) - MIN (hull.y,
-                wr->y);
-            hull.x = MIN (hull.x, wr->x);
-            hull.y = MIN (hull.y, wr->y);
-            for (gint y = wr->y; y < wr->y + wr->h; y++)
-              for (gint x = wr->x; x < wr->x + wr->w; x++)
-                written[y * g.width + x]++;
-          }
-          g_assert_true (rect_equal (&hull, &piece->bounds));
-          /* the window: the writes grown by the reach, or whole blocks */
-          expected_window (piece->bounds.x, piece->bounds.x + piece->bounds.w,
-              g.width, filter->radius, filter->shape == CC_SHAPE_BLOCKS,
-              f->border == CC_BORDER_WRAP, &wb, &we);
-          g_assert_cmpint (piece->window.x, ==, wb);
-          g_assert_cmpint (piece->window.w, ==, we - wb);
-          expected_window (piece->bounds.y, piece->bounds.y + piece->bounds.h,
-              g.height, filter->radius, filter->shape == CC_SHAPE_BLOCKS,
-              f->border == CC_BORDER_WRAP, &wb, &we);
-          g_assert_cmpint (piece->window.y, ==, wb);
-          g_assert_cmpint (piece->window.h, ==, we - wb);
-        }
-        /* written once where the sample holds a pixel of the region, and
-         * nowhere else */
-        for (gint y = 0; y < g.height; y++)
-          for (gint x = 0; x < g.width; x++) {
-            const gboolean holds = sample_holds (g.x0 + x,
-                g.first + y * g.step, wsub, hsub, plan->fields, r);
-            if (written[y * g.width + x] != (holds ? 1 : 0))
-              g_error ("%s %dx%d: component %u part %u (x0 %d first %d "
-                  "step %d) region %u (%d,%d %dx%d): sample %d,%d written %u "
-                  "times, holds %d", GST_VIDEO_INFO_NAME (&layout->work_info),
-                  GST_VIDEO_INFO_WIDTH (&layout->work_info),
-                  GST_VIDEO_INFO_HEIGHT (&layout->work_info), c, part, g.x0,
-                  g.first, g.step, k, r->x, r->y, r->w, r->h, x, y,
-                  written[y * g.width + x], holds);
-            any |= holds;
-          }
-        g_assert_true (any == (piece != NULL));
-        g_free (written);
       }
+
+      /* each sample: written by every filter of the regions holding it,
+       * once each, the farthest-reading last; else not written */
+      for (gint y = 0; y < g.height; y++)
+        for (gint x = 0; x < g.width; x++) {
+          const CcFilter *seen[64];
+          guint n_filters = 0;
+          gint key = -1;
+          const gsize at = (gsize) y * g.width + x;
+
+          for (guint k = 0; k < f->regions.n; k++) {
+            const CcFilter *filter = f->filter_list[k];
+            gboolean known = FALSE;
+
+            if (!sample_holds (g.x0 + x, g.first + y * g.step, wsub, hsub,
+                    plan->fields, &f->regions.rects[k]))
+              continue;
+            key = MAX (key, write_key (filter));
+            for (guint i = 0; i < n_filters && !known; i++)
+              known = seen[i] == filter;
+            if (!known && n_filters < G_N_ELEMENTS (seen))
+              seen[n_filters++] = filter;
+          }
+          if (writes[at] != n_filters)
+            g_error ("%s %dx%d: component %u part %u (x0 %d first %d step "
+                "%d): sample %d,%d written %u times, by %u filters",
+                GST_VIDEO_INFO_NAME (&layout->work_info),
+                GST_VIDEO_INFO_WIDTH (&layout->work_info),
+                GST_VIDEO_INFO_HEIGHT (&layout->work_info), c, part, g.x0,
+                g.first, g.step, x, y, writes[at], n_filters);
+          if (n_filters > 0)
+            g_assert_cmpint (write_key (f->filter_list[pieces[last[at] -
+                            1].region]), ==, key);
+        }
+      g_free (writes);
     }
   }
   g_assert_cmpuint (pieces_seen, ==, cov->n_pieces);
@@ -352,10 +397,24 @@ random_rect (gint w, gint h)
   return r;
 }
 
+/* A box of at most 4x4 pixels inside the frame */
+static GstVideoRectangle
+small_rect (gint w, gint h)
+{
+  GstVideoRectangle r;
+
+  r.x = rand_range (0, w);
+  r.y = rand_range (0, h);
+  r.w = MIN (rand_range (1, 5), w - r.x);
+  r.h = MIN (rand_range (1, 5), h - r.y);
+  return r;
+}
+
 /* Random small frames, planar, semi-planar and packed, 8- and 16-bit,
- * progressive and with fields, cropped or not, of random regions, radii,
- * pixelate blocks and borders: every sample of every part against the
- * oracle. */
+ * progressive and with fields, cropped or not, of random regions (up to
+ * CUDACONV_MAX_REGIONS, large and small, with filters of their own or
+ * shared), radii, pixelate blocks and borders: every sample of every part
+ * against the oracle. */
 static void
 test_random (void)
 {
@@ -369,7 +428,7 @@ test_random (void)
     CC_BORDER_ZERO, CC_BORDER_MIRROR
   };
   Frame *f = g_new0 (Frame, 1);
-  CudaConvCoverage *cov = g_new0 (CudaConvCoverage, 1);
+  CudaConvCoverage *cov = cudaconv_coverage_new ();
   const guint rounds = g_test_thorough ()? 40000 : 6000;
   guint interlaced_chroma = 0;
 
@@ -387,16 +446,23 @@ test_random (void)
     const gboolean neutral = rand_range (0, 4) == 0;
     GstVideoRectangle crop = random_rect (w, h);
     const gboolean cropped = rand_range (0, 3) == 0;
-    const gboolean many = rand_range (0, 20) == 0;
+    const gboolean many = rand_range (0, 40) == 0;
+    /* regions that share filters, as one kernel's regions do, are joined;
+     * boxes of a few samples, as a crowd's faces, lie apart */
+    const gboolean shared = many || rand_range (0, 2);
+    const gboolean small = rand_range (0, 3) == 0;
 
     frame_make (f, format, w, h, mode, kind == 2, channels, neutral,
         cropped ? &crop : NULL, rand_range (0, 2) ?
         CUDACONV_REGION_MODE_INSIDE : CUDACONV_REGION_MODE_OUTSIDE);
     f->border = borders[rand_range (0, G_N_ELEMENTS (borders))];
-    f->regions.n = many ? CUDACONV_MAX_REGIONS : (guint) rand_range (1, 7);
+    f->regions.n = many ? (guint) rand_range (65, CUDACONV_MAX_REGIONS + 1) :
+        (guint) rand_range (1, 13);
     for (guint k = 0; k < f->regions.n; k++) {
-      f->regions.rects[k] = random_rect (w, h);
+      f->regions.rects[k] = small ? small_rect (w, h) : random_rect (w, h);
       filter_make (&f->filters[k], rand_range (0, 6), rand_range (0, 4) == 0);
+      if (shared)
+        f->filter_list[k] = &f->filters[rand_range (0, 3)];
     }
     cudaconv_coverage_build (cov, &f->plan, &f->regions, f->filter_list,
         f->border);
@@ -407,7 +473,7 @@ test_random (void)
   }
   /* the case the per-field rule is for came up often enough */
   g_assert_cmpuint (interlaced_chroma, >, rounds / 10);
-  g_free (cov);
+  cudaconv_coverage_free (cov);
   g_free (f);
 }
 
@@ -437,7 +503,7 @@ static void
 test_interlaced_chroma (void)
 {
   Frame *f = g_new0 (Frame, 1);
-  CudaConvCoverage *cov = g_new0 (CudaConvCoverage, 1);
+  CudaConvCoverage *cov = cudaconv_coverage_new ();
   GstVideoRectangle b = { 0, 0, 0, 0 };
   /* frame rows [y, y + h) and the chroma part rows each field writes,
    * from top_y and bottom_y (-1: none) */
@@ -478,7 +544,7 @@ test_interlaced_chroma (void)
       }
     }
   }
-  g_free (cov);
+  cudaconv_coverage_free (cov);
   g_free (f);
 }
 
@@ -489,7 +555,7 @@ static void
 test_fields_unsubsampled (void)
 {
   Frame *f = g_new0 (Frame, 1);
-  CudaConvCoverage *cov = g_new0 (CudaConvCoverage, 1);
+  CudaConvCoverage *cov = cudaconv_coverage_new ();
 
   for (gint y = 0; y < 12; y++)
     for (gint h = 1; y + h <= 12; h++)
@@ -523,19 +589,18 @@ test_fields_unsubsampled (void)
           }
         }
       }
-  g_free (cov);
+  cudaconv_coverage_free (cov);
   g_free (f);
 }
 
-/* A copy holds what the original does, and nothing past the used entries
- * is written. */
+/* A copy holds what the original does, into a fresh coverage and over a
+ * fuller one. */
 static void
 test_copy (void)
 {
   Frame *f = g_new0 (Frame, 1);
-  CudaConvCoverage *cov = g_new0 (CudaConvCoverage, 1);
-  CudaConvCoverage *copy = g_new (CudaConvCoverage, 1);
-  CudaConvCoverage *blank = g_new (CudaConvCoverage, 1);
+  CudaConvCoverage *cov = cudaconv_coverage_new ();
+  CudaConvCoverage *copy = cudaconv_coverage_new ();
 
   frame_make (f, GST_VIDEO_FORMAT_NV12, 64, 48,
       GST_VIDEO_INTERLACE_MODE_INTERLEAVED, FALSE, 0xf, FALSE, NULL,
@@ -551,8 +616,6 @@ test_copy (void)
       f->border);
   /* Y, U and V, two fields each */
   g_assert_cmpuint (cov->n_pieces, ==, 5 * 3 * 2);
-  memset (copy, 0xa5, sizeof (*copy));
-  memset (blank, 0xa5, sizeof (*blank));
   cudaconv_coverage_copy (copy, cov);
 
   g_assert_cmpmem (copy, G_STRUCT_OFFSET (CudaConvCoverage, pieces), cov,
@@ -563,15 +626,6 @@ test_copy (void)
       cov->writes, cov->n_writes * sizeof (GstVideoRectangle));
   g_assert_cmpmem (copy->boxes, cov->n_boxes * sizeof (CudaConvByteBox),
       cov->boxes, cov->n_boxes * sizeof (CudaConvByteBox));
-  /* the rest is as the copy found it */
-  g_assert_cmpmem (&copy->pieces[cov->n_pieces],
-      (CUDACONV_MAX_PIECES - cov->n_pieces) * sizeof (CudaConvPiece),
-      &blank->pieces[cov->n_pieces],
-      (CUDACONV_MAX_PIECES - cov->n_pieces) * sizeof (CudaConvPiece));
-  g_assert_cmpmem (&copy->boxes[cov->n_boxes],
-      (G_N_ELEMENTS (copy->boxes) - cov->n_boxes) * sizeof (CudaConvByteBox),
-      &blank->boxes[cov->n_boxes],
-      (G_N_ELEMENTS (copy->boxes) - cov->n_boxes) * sizeof (CudaConvByteBox));
   /* and reads back the same through the accessors */
   check_coverage (f, copy);
 
@@ -581,9 +635,8 @@ test_copy (void)
       f->border);
   cudaconv_coverage_copy (copy, cov);
   check_coverage (f, copy);
-  g_free (blank);
-  g_free (copy);
-  g_free (cov);
+  cudaconv_coverage_free (copy);
+  cudaconv_coverage_free (cov);
   g_free (f);
 }
 
@@ -597,7 +650,7 @@ typedef struct {
   gsize scratch_size;
   guint convolves, wholes, fills, copies, batches;
   gboolean copied_before_filter;
-  const CcFilter *filters_seen[CUDACONV_MAX_PIECES];
+  const CcFilter *filters_seen[64];
   gsize align;
 } Recorder;
 
@@ -684,7 +737,7 @@ static void
 test_pieces (void)
 {
   Frame *f = g_new0 (Frame, 1);
-  CudaConvCoverage *cov = g_new0 (CudaConvCoverage, 1);
+  CudaConvCoverage *cov = cudaconv_coverage_new ();
   const gint w = 40, h = 30;
   guint8 *in = g_malloc (w * h), *out = g_malloc (w * h);
   CcFilter whole_filter;
@@ -794,7 +847,7 @@ test_pieces (void)
   }
   g_free (in);
   g_free (out);
-  g_free (cov);
+  cudaconv_coverage_free (cov);
   g_free (f);
 }
 
@@ -810,7 +863,7 @@ check_outside_raw (GstVideoFormat format, guint16 sample,
   const gint w = 32, h = 16;
   const GstVideoRectangle region = { 8, 4, 10, 6 };
   Frame *f = g_new0 (Frame, 1);
-  CudaConvCoverage *cov = g_new0 (CudaConvCoverage, 1);
+  CudaConvCoverage *cov = cudaconv_coverage_new ();
   CudaConvBackend *cpu = cudaconv_cpu_backend_new (2);
   CudaConvStreamConfig config = { 0 };
   CudaConvJob job = { 0 };
@@ -902,7 +955,7 @@ check_outside_raw (GstVideoFormat format, guint16 sample,
   gst_buffer_unref (inbuf);
   gst_buffer_unref (outbuf);
   cudaconv_backend_close (cpu);
-  g_free (cov);
+  cudaconv_coverage_free (cov);
   g_free (f);
 }
 

@@ -334,7 +334,7 @@ compute_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
             return FALSE;
           continue;
         }
-        st->reach = coverage->reach[0];
+        st->reach = st->pieces[0].reach;
         st->width = st->height = 0;
         for (guint j = 0; j < st->n; j++) {
           st->width = MAX (st->width, st->pieces[j].bounds.w + 2 * st->reach);

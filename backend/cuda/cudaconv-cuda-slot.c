@@ -32,7 +32,7 @@ cudaconv_cuda_slots_release (CudaBackend * cuda)
     cudaFree (slot->scratch);
     cudaFree (slot->workspace);
     cc_frame_graph_free (slot->graph);
-    g_free (slot->coverage);
+    cudaconv_coverage_free (slot->coverage);
     if (slot->done)
       cudaEventDestroy (slot->done);
     if (slot->stream)
@@ -80,7 +80,7 @@ cudaconv_cuda_slots_make (CudaBackend * cuda, guint n, GError ** error)
     gsize offset = 0;
 
     cuda->parent.max_in_flight = s + 1;
-    slot->coverage = g_new0 (CudaConvCoverage, 1);
+    slot->coverage = cudaconv_coverage_new ();
     if (!CUDACONV_CHECK (cudaStreamCreateWithFlags (&slot->stream,
                 cudaStreamNonBlocking), error)
         || !CUDACONV_CHECK (cudaEventCreateWithFlags (&slot->done,

@@ -600,6 +600,84 @@ GST_START_TEST (test_region_hold)
 
 GST_END_TEST;
 
+/* A crowd held: 1,000 boxes a frame that move from frame to frame, with
+ * region-hold=300, more than the element holds one by one. Every sample of
+ * every box reported so far is filtered (what is held may be merged into
+ * larger boxes, which hide no less); any other sample is the input's or
+ * filtered. */
+GST_START_TEST (test_region_hold_crowd)
+{
+  const gint width = 320, height = 240, n = 1000, frames = 6;
+  GstVideoInfo info;
+  GstHarness *h = region_harness ("GRAY8", width, height, &info);
+  Box *boxes = g_new (Box, n);
+  /* the pixels of every box reported so far */
+  guint8 *held = g_new0 (guint8, (gsize) width * height);
+  Roi *rois = g_new (Roi, n);
+  GRand *rand = g_rand_new_with_seed (300);
+  TestMatrix m;
+
+  matrix_random (&m, 3, FALSE);
+  set_custom_filter (h->element, &m, REF_BORDER_CLAMP, NULL);
+  set_region (h->element, FALSE);
+  g_object_set (h->element, "region-hold", 300, NULL);
+  for (gint f = 0; f < frames; f++) {
+    Box *now = boxes;
+    GstBuffer *in;
+    Pushed p;
+    RefImage src, dst;
+    guint32 *ref;
+    guint unchanged = 0;
+
+    for (gint k = 0; k < n; k++) {
+      now[k].w = g_rand_int_range (rand, 1, 5);
+      now[k].h = g_rand_int_range (rand, 1, 5);
+      now[k].x = g_rand_int_range (rand, 0, width - now[k].w + 1);
+      now[k].y = g_rand_int_range (rand, 0, height - now[k].h + 1);
+      rois[k] = (Roi) {
+      "face", now[k].x, now[k].y, now[k].w, now[k].h};
+      for (gint y = now[k].y; y < now[k].y + now[k].h; y++)
+        memset (held + (gsize) y * width + now[k].x, 1, now[k].w);
+    }
+    in = frame_with_rois (&info, rois, n);
+    push_frame (h, &info, in, &p);
+    src = component_image (&p.fin, 0);
+    dst = component_image (&p.fout, 0);
+    ref = g_new (guint32, (gsize) width * height);
+    ref_convolve (&src, m.w, NULL, m.side, m.divisor, m.offset,
+        REF_BORDER_CLAMP, ref);
+    for (gint y = 0; y < height; y++)
+      for (gint x = 0; x < width; x++) {
+        const guint got = sample (&dst, x, y), want = ref[y * width + x];
+        const guint diff = got > want ? got - want : want - got;
+        if (held[y * width + x])
+          fail_unless (diff <= 1, "frame %d: %d,%d in a held box is %u, "
+              "expected %u (filtered)", f, x, y, got, want);
+        else if (got == sample (&src, x, y))
+          unchanged++;
+        else
+          fail_unless (diff <= 1, "frame %d: %d,%d is %u, neither the "
+              "input's %u nor filtered %u", f, x, y, got, sample (&src, x, y),
+              want);
+      }
+    /* the first frames' boxes, held one by one, leave most of it */
+    if (f == 0)
+      fail_unless (unchanged > (guint) (width * height / 2), "frame 0: only "
+          "%u samples outside the boxes unchanged", unchanged);
+    g_free (ref);
+    pushed_release (&p);
+    gst_buffer_unref (in);
+  }
+  g_rand_free (rand);
+  g_free (rois);
+  g_free (held);
+  g_free (boxes);
+  g_free (m.text);
+  harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Fixed boxes alone, with metas, changed and cleared while frames flow. */
 GST_START_TEST (test_fixed_boxes)
 {
@@ -646,7 +724,7 @@ GST_START_TEST (test_fixed_boxes)
 GST_END_TEST;
 
 /* Overlapping boxes, a box inside another, two equal ones: the union is
- * filtered, each sample once. More than 64 regions: their bounding box. */
+ * filtered, each sample once. */
 GST_START_TEST (test_overlapping_boxes)
 {
   static const Roi rois[] = { {"face", 10, 10, 30, 20}, {"face", 25, 20, 30,
@@ -663,28 +741,150 @@ GST_START_TEST (test_overlapping_boxes)
     check_one ("YUY2", 97, 61, &m, REF_BORDER_MIRROR, NULL, outside, rois,
         G_N_ELEMENTS (rois), fixed, G_N_ELEMENTS (fixed));
   }
+  g_free (m.text);
+}
 
-  /* 70 disjoint 1x1 regions, 10 by 7 on a grid: their bounding box */
-  for (gint outside = 0; outside < 2; outside++) {
-    g_autofree gchar *what = g_strdup_printf ("70 regions, region=%s",
-        outside ? "outside" : "inside");
-    GstVideoInfo info;
-    GstHarness *h = region_harness ("I420", 97, 61, &info);
-    const Oracle o = { .m = &m, .border = REF_BORDER_CLAMP };
-    const Box bbox = { 11, 5, 9 * 8 + 1, 6 * 7 + 1 };
-    Roi many[70];
-    GstBuffer *in;
+GST_END_TEST;
 
-    for (gint k = 0; k < 70; k++)
-      many[k] = (Roi) {
-      "face", 11 + 8 * (k % 10), 5 + 7 * (k / 10), 1, 1};
-    set_custom_filter (h->element, &m, REF_BORDER_CLAMP, NULL);
-    set_region (h->element, outside);
-    in = frame_with_rois (&info, many, 70);
-    push_and_check (h, &info, in, &o, &bbox, 1, outside, what);
-    gst_buffer_unref (in);
-    harness_teardown (h);
+/* n random boxes in a width x height frame: mostly a crowd's small faces
+ * (1 to 12 pixels a side, touching and overlapping by chance), some large */
+static void
+random_boxes (GRand * rand, guint n, gint width, gint height, Box * boxes)
+{
+  for (guint k = 0; k < n; k++) {
+    const gboolean large = g_rand_int_range (rand, 0, 16) == 0;
+    const gint w = large ? g_rand_int_range (rand, 20, 61) :
+        g_rand_int_range (rand, 1, 13);
+    const gint h = large ? g_rand_int_range (rand, 20, 61) :
+        g_rand_int_range (rand, 1, 13);
+
+    boxes[k].x = g_rand_int_range (rand, 0, width - MIN (w, width) + 1);
+    boxes[k].y = g_rand_int_range (rand, 0, height - MIN (h, height) + 1);
+    boxes[k].w = MIN (w, width);
+    boxes[k].h = MIN (h, height);
   }
+}
+
+/* Past 1,024 regions, the documented rule: the regions whose centres lie
+ * in one cell of a 32x32 grid over the frame become their bounding box. */
+static guint
+merged_on_grid (const Box * boxes, guint n, gint width, gint height,
+    Box * merged)
+{
+  Box cells[32 * 32];
+  gboolean used[32 * 32] = { FALSE };
+  guint kept = 0;
+
+  for (guint k = 0; k < n; k++) {
+    const gint gx = MIN ((boxes[k].x + boxes[k].w / 2) * 32 / width, 31);
+    const gint gy = MIN ((boxes[k].y + boxes[k].h / 2) * 32 / height, 31);
+    Box *c = &cells[gy * 32 + gx];
+    if (!used[gy * 32 + gx]) {
+      used[gy * 32 + gx] = TRUE;
+      *c = boxes[k];
+      continue;
+    }
+    {
+      const gint x1 = MAX (c->x + c->w, boxes[k].x + boxes[k].w);
+      const gint y1 = MAX (c->y + c->h, boxes[k].y + boxes[k].h);
+      c->x = MIN (c->x, boxes[k].x);
+      c->y = MIN (c->y, boxes[k].y);
+      c->w = x1 - c->x;
+      c->h = y1 - c->y;
+    }
+  }
+  for (guint c = 0; c < 32 * 32; c++)
+    if (used[c])
+      merged[kept++] = cells[c];
+  return kept;
+}
+
+/* 65, 200 and 1,024 regions, half from ROI metas and half from
+ * region-boxes, a crowd of small boxes touching and overlapping and some
+ * large ones: each filtered as itself, inside and outside, writable input
+ * and input the test holds too (left as it was). 1,100 regions: merged on
+ * the documented grid, with one warning for the stream. */
+GST_START_TEST (test_many_regions)
+{
+  static const guint counts[] = { 65, 200, 1024, 1100 };
+  const gint width = 161, height = 121;
+  TestMatrix m;
+
+  matrix_random (&m, 5, FALSE);
+  for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
+    for (gint outside = 0; outside < 2; outside++)
+      for (gint writable = 1; writable >= 0; writable--) {
+        const guint n = counts[i], n_rois = n / 2;
+        g_autofree gchar *what = g_strdup_printf ("I420 %dx%d, %u regions, "
+            "region=%s, %s input", width, height, n, outside ? "outside" :
+            "inside", writable ? "writable" : "non-writable");
+        GRand *rand = g_rand_new_with_seed (7 * i + 2 * outside + writable);
+        Box *boxes = g_new (Box, n), *expected = g_new (Box, n);
+        Roi *rois = g_new (Roi, n_rois);
+        g_autofree gchar *fixed = NULL;
+        const Oracle o = { .m = &m, .border = REF_BORDER_CLAMP };
+        GstVideoInfo info;
+        GstHarness *h = region_harness ("I420", width, height, &info);
+        GstBus *bus = harness_bus (h);
+        GstBuffer *in, *before, *out;
+        GstVideoFrame fin, fout;
+        guint n_expected;
+
+        random_boxes (rand, n, width, height, boxes);
+        for (guint k = 0; k < n_rois; k++)
+          rois[k] = (Roi) {
+          "face", boxes[k].x, boxes[k].y, boxes[k].w, boxes[k].h};
+        fixed = boxes_text (&boxes[n_rois], n - n_rois);
+        set_custom_filter (h->element, &m, REF_BORDER_CLAMP, NULL);
+        set_region (h->element, outside);
+        g_object_set (h->element, "region-boxes", fixed, NULL);
+        /* the metas' boxes, then the fixed ones, as the element takes them */
+        n_expected = expected_boxes (rois, n_rois, &boxes[n_rois],
+            n - n_rois, 0.0, width, height, expected);
+        if (n_expected > 1024)
+          n_expected = merged_on_grid (boxes, n, width, height, expected);
+        in = frame_with_rois (&info, rois, n_rois);
+        before = gst_buffer_copy_deep (in);
+        if (!writable)
+          gst_buffer_ref (in);
+        out = gst_harness_push_and_pull (h, in);
+        fail_unless (out != NULL, "%s: no output", what);
+        if (!writable) {
+          GstMapInfo a, b;
+          fail_unless (out != in, "%s: the input came out", what);
+          fail_unless (gst_buffer_map (in, &a, GST_MAP_READ));
+          fail_unless (gst_buffer_map (before, &b, GST_MAP_READ));
+          fail_unless (memcmp (a.data, b.data, a.size) == 0,
+              "%s: the input buffer was written", what);
+          gst_buffer_unmap (in, &a);
+          gst_buffer_unmap (before, &b);
+          gst_buffer_unref (in);
+        }
+        fail_unless (gst_video_frame_map (&fin, &info, before, GST_MAP_READ));
+        fail_unless (gst_video_frame_map (&fout, &info, out, GST_MAP_READ));
+        check_regions (&fin, &fout, &o, element_channels (h->element),
+            expected, n_expected, outside, what);
+        gst_video_frame_unmap (&fin);
+        gst_video_frame_unmap (&fout);
+        gst_buffer_unref (out);
+        gst_buffer_unref (before);
+        if (n > 1024) {
+          GstBuffer *again = frame_with_rois (&info, rois, n_rois);
+          Pushed p;
+          expect_warning (bus, "1024", what);
+          /* once for the stream */
+          push_frame (h, &info, again, &p);
+          pushed_release (&p);
+          gst_buffer_unref (again);
+          fail_if (bus_has_problem (bus), "%s: warned again", what);
+        }
+        fail_if (bus_has_problem (bus), "%s: a warning", what);
+        harness_teardown_with_bus (h, bus);
+        g_free (rois);
+        g_free (expected);
+        g_free (boxes);
+        g_rand_free (rand);
+      }
   g_free (m.text);
 }
 
@@ -834,7 +1034,8 @@ GST_START_TEST (test_malformed_region_boxes)
   set_region (h->element, FALSE);
   g_object_set (h->element, "region-boxes", "4,3,9,7", NULL);
   gst_buffer_unref (gst_harness_push_and_pull (h, random_frame (&info)));
-  for (gint k = 0; k < 65; k++)
+  /* one more than the 1,024 boxes region-boxes takes */
+  for (gint k = 0; k < 1025; k++)
     g_string_append_printf (many, "%s%d,0,1,1", k ? ";" : "", k % 33);
   for (guint k = 0; k <= G_N_ELEMENTS (bad); k++) {
     const gchar *text = k < G_N_ELEMENTS (bad) ? bad[k] : many->str;
@@ -1452,8 +1653,10 @@ add_tests (TCase * tc)
   tcase_add_test (tc, test_region_types);
   tcase_add_test (tc, test_region_margin);
   tcase_add_test (tc, test_region_hold);
+  tcase_add_test (tc, test_region_hold_crowd);
   tcase_add_test (tc, test_fixed_boxes);
   tcase_add_test (tc, test_overlapping_boxes);
+  tcase_add_test (tc, test_many_regions);
   tcase_add_test (tc, test_edges_and_corners);
   tcase_add_test (tc, test_bad_boxes);
   tcase_add_test (tc, test_malformed_region_boxes);
