@@ -43,7 +43,7 @@ piece_copy (gpointer ctx, const CcComponent * src, const CcComponent * dst,
   const CcPatch patch = { *src, 0, 0, src->width, src->height, *dst };
 
   return CUDACONV_CHECK (cc_cuda_copy_patches (&patch, 1, CC_BORDER_CLAMP,
-          ((PieceContext *) ctx)->slot->stream), error);
+          CC_PATCH_WIDE_DST, ((PieceContext *) ctx)->slot->stream), error);
 }
 
 static gpointer
@@ -241,6 +241,8 @@ copy_stack_patches (FrameSlot * slot, const CudaConvCoverage * coverage,
     GError ** error)
 {
   CcPatch patches[CC_MAX_PATCHES];
+  /* the host side: read when gathering, written when scattering */
+  const CcPatchWide wide = gather ? CC_PATCH_WIDE_SRC : CC_PATCH_WIDE_DST;
   int queued = 0;
 
   for (guint m = 0; m < n; m++) {
@@ -276,7 +278,7 @@ copy_stack_patches (FrameSlot * slot, const CudaConvCoverage * coverage,
         }
         if (++queued == CC_MAX_PATCHES) {
           if (!CUDACONV_CHECK (cc_cuda_copy_patches (patches, queued, border,
-                      slot->stream), error))
+                      wide, slot->stream), error))
             return FALSE;
           queued = 0;
         }
@@ -285,7 +287,7 @@ copy_stack_patches (FrameSlot * slot, const CudaConvCoverage * coverage,
     }
   }
   return CUDACONV_CHECK (cc_cuda_copy_patches (patches, queued, border,
-          slot->stream), error);
+          wide, slot->stream), error);
 }
 
 /* Host frames the device maps, filtered inside their regions where they

@@ -174,10 +174,17 @@ typedef struct {
 /* Most patches one call copies */
 #define CC_MAX_PATCHES 24
 
+/* The side of a patch copy that moves in 16-byte vectors: the one in host
+ * memory, where the bus takes wide requests best */
+typedef enum {
+  CC_PATCH_WIDE_SRC = 0,
+  CC_PATCH_WIDE_DST
+} CcPatchWide;
+
 /* Copies up to CC_MAX_PATCHES patches of one sample type in one launch;
  * raw samples, padding bits as they are. */
 cudaError_t cc_cuda_copy_patches (const CcPatch *patches, int n,
-    CcBorder border, cudaStream_t stream);
+    CcBorder border, CcPatchWide wide, cudaStream_t stream);
 
 /* Formats of three 10-bit samples (and a 2-bit one) to a 32-bit word */
 typedef enum {

@@ -3,52 +3,137 @@
  * halos made up by the border policy where they reach past the frame) and
  * the filtered rectangles scattered back. Either side may be host memory
  * the device maps (pinned or registered), so that only the regions' bytes
- * cross the bus, read and written by the kernel itself. One thread per
- * sample, one grid layer per patch. */
+ * cross the bus, read and written by the kernel itself.
+ *
+ * A warp per row of a patch, one grid layer per patch. The columns that
+ * lie outside the source go one sample at a time through the border; of
+ * components whose samples lie side by side (pixel stride 1), the rest of
+ * the row moves as bytes in 16-byte vectors on the side the caller names
+ * (the host memory: the bus takes a warp's 512 contiguous bytes as a few
+ * large requests, where a sample a thread made one 32-byte request per
+ * warp, about a quarter of what the bus carries), and in words or bytes,
+ * as the two sides' alignments allow, on the other. */
 #include <cstdint>
 
 #include "cudaconv-cuda.h"
 #include "launch.cuh"
 #include "cudaconv-border.h"
 
-#define PATCH_BLOCK_W 32
-#define PATCH_BLOCK_H 8
+/* rows of a block: a warp each */
+#define PATCH_ROWS 8
 
 struct PatchArgs {
   CcPatch p[CC_MAX_PATCHES];
 };
 
-template <typename T> __device__ __forceinline__ const T *
-src_row (const CcPatch &p, int y)
+/* 16 bytes between s and d, one of them on 16 bytes: the aligned side as
+ * one vector, the other as 4-byte words where the two are 4 bytes apart,
+ * else byte by byte */
+template <bool WIDE_DST>
+__device__ __forceinline__ void
+copy_chunk (char *d, const char *s, bool words)
 {
-  return (const T *) ((const char *) p.src.data + (size_t) y * p.src.pitch);
+  uint4 v;
+  if (WIDE_DST) {
+    if (words) {
+      const unsigned *w = reinterpret_cast<const unsigned *> (s);
+      v = make_uint4 (w[0], w[1], w[2], w[3]);
+    } else {
+      unsigned char *b = reinterpret_cast<unsigned char *> (&v);
+#pragma unroll
+      for (int k = 0; k < 16; k++)
+        b[k] = (unsigned char) s[k];
+    }
+    *reinterpret_cast<uint4 *> (d) = v;
+  } else {
+    v = *reinterpret_cast<const uint4 *> (s);
+    if (words) {
+      unsigned *w = reinterpret_cast<unsigned *> (d);
+      w[0] = v.x;
+      w[1] = v.y;
+      w[2] = v.z;
+      w[3] = v.w;
+    } else {
+      const unsigned char *b = reinterpret_cast<const unsigned char *> (&v);
+#pragma unroll
+      for (int k = 0; k < 16; k++)
+        d[k] = (char) b[k];
+    }
+  }
 }
 
-template <typename T> __global__ void
+/* n bytes from s to d by the 32 lanes of a warp: the bytes before the
+ * wide side's first 16-byte boundary and after its last one by single
+ * lanes, the 16-byte chunks between them a lane each */
+template <bool WIDE_DST>
+__device__ __forceinline__ void
+warp_copy_bytes (char *d, const char *s, size_t n, int lane)
+{
+  const uintptr_t wide = (uintptr_t) (WIDE_DST ? d : s);
+  const size_t head = min ((size_t) ((16 - (wide & 15)) & 15), n);
+  const size_t chunks = (n - head) / 16;
+  const bool words = (((uintptr_t) d - (uintptr_t) s) & 3) == 0;
+
+  for (size_t k = lane; k < head; k += 32)
+    d[k] = s[k];
+  for (size_t c = lane; c < chunks; c += 32)
+    copy_chunk<WIDE_DST> (d + head + 16 * c, s + head + 16 * c, words);
+  for (size_t k = head + 16 * chunks + lane; k < n; k += 32)
+    d[k] = s[k];
+}
+
+/* Column i of a patch's row through the border (srow NULL: a row the
+ * border makes 0) */
+template <typename T>
+__device__ __forceinline__ T
+patch_sample (const CcPatch &p, const T *srow, int i, CcBorder border)
+{
+  const int sx = cc_border_index (p.x + i, p.src.width, border);
+  return sx < 0 || !srow ? T (0) : srow[(size_t) sx * p.src.pixel_stride];
+}
+
+template <typename T, bool WIDE_DST> __global__ void
 copy_patches (const __grid_constant__ PatchArgs args, CcBorder border)
 {
   const CcPatch &p = args.p[blockIdx.z];
-  const int i = blockIdx.x * PATCH_BLOCK_W + threadIdx.x;
-  const int j = blockIdx.y * PATCH_BLOCK_H + threadIdx.y;
-  if (i >= p.width || j >= p.height)
+  const int j = blockIdx.y * PATCH_ROWS + threadIdx.y;
+  const int lane = threadIdx.x;
+  if (j >= p.height)
     return;
-  const int sx = cc_border_index (p.x + i, p.src.width, border);
   const int sy = cc_border_index (p.y + j, p.src.height, border);
-  const T v = sx < 0 || sy < 0 ? T (0) :
-      src_row<T> (p, sy)[(size_t) sx * p.src.pixel_stride];
-  T *d = (T *) ((char *) p.dst.data + (size_t) j * p.dst.pitch);
-  d[(size_t) i * p.dst.pixel_stride] = v;
+  const T *srow = sy < 0 ? nullptr :
+      reinterpret_cast<const T *> ((const char *) p.src.data
+      + (size_t) sy * p.src.pitch);
+  T *drow = reinterpret_cast<T *> ((char *) p.dst.data
+      + (size_t) j * p.dst.pitch);
+  const bool bytes = srow && p.src.pixel_stride == 1
+      && p.dst.pixel_stride == 1;
+  /* the patch's columns inside the source, [i0, i1) */
+  const int i0 = max (0, -p.x), i1 = min (p.width, p.src.width - p.x);
+
+  /* sample by sample: the whole row, or with the bytes below the columns
+   * left and right of [i0, i1) */
+  const int left = bytes ? min (i0, p.width) : p.width;
+  for (int i = lane; i < left; i += 32)
+    drow[(size_t) i * p.dst.pixel_stride] = patch_sample (p, srow, i, border);
+  for (int i = max (i0, i1) + lane; bytes && i < p.width; i += 32)
+    drow[i] = patch_sample (p, srow, i, border);
+  if (bytes && i1 > i0)
+    warp_copy_bytes<WIDE_DST> (reinterpret_cast<char *> (drow + i0),
+        reinterpret_cast<const char *> (srow + p.x + i0),
+        (size_t) (i1 - i0) * sizeof (T), lane);
 }
 
 cudaError_t
 cc_cuda_copy_patches (const CcPatch *patches, int n, CcBorder border,
-    cudaStream_t stream)
+    CcPatchWide wide, cudaStream_t stream)
 {
   PatchArgs args;
-  int max_w = 0, max_h = 0;
+  int max_h = 0;
 
   if (!patches || n < 0 || n > CC_MAX_PATCHES || border < CC_BORDER_ZERO
-      || border > CC_BORDER_WRAP)
+      || border > CC_BORDER_WRAP || (wide != CC_PATCH_WIDE_SRC
+          && wide != CC_PATCH_WIDE_DST))
     return cudaErrorInvalidValue;
   if (n == 0)
     return cudaSuccess;
@@ -60,21 +145,24 @@ cc_cuda_copy_patches (const CcPatch *patches, int n, CcBorder border,
         * (size_t) p.dst.sample)
       return cudaErrorInvalidValue;
     args.p[k] = p;
-    max_w = max_w > p.width ? max_w : p.width;
     max_h = max_h > p.height ? max_h : p.height;
   }
-  const dim3 block (PATCH_BLOCK_W, PATCH_BLOCK_H);
-  const dim3 grid ((max_w + PATCH_BLOCK_W - 1) / PATCH_BLOCK_W,
-      (max_h + PATCH_BLOCK_H - 1) / PATCH_BLOCK_H, n);
+  const dim3 block (32, PATCH_ROWS);
+  const dim3 grid (1, (max_h + PATCH_ROWS - 1) / PATCH_ROWS, n);
   if (grid.y > 65535)
     return cudaErrorInvalidValue;
   /* every patch of a launch has the same sample type */
   for (int k = 1; k < n; k++)
     if (patches[k].src.sample != patches[0].src.sample)
       return cudaErrorInvalidValue;
-  if (patches[0].src.sample == CC_SAMPLE_U8)
-    return launch_kernel (copy_patches<uint8_t>, grid, block, 0, stream,
+  const bool u8 = patches[0].src.sample == CC_SAMPLE_U8;
+  if (wide == CC_PATCH_WIDE_DST)
+    return u8 ? launch_kernel (copy_patches<uint8_t, true>, grid, block, 0,
+        stream, false, args, border) :
+        launch_kernel (copy_patches<uint16_t, true>, grid, block, 0, stream,
         false, args, border);
-  return launch_kernel (copy_patches<uint16_t>, grid, block, 0, stream, false,
-      args, border);
+  return u8 ? launch_kernel (copy_patches<uint8_t, false>, grid, block, 0,
+      stream, false, args, border) :
+      launch_kernel (copy_patches<uint16_t, false>, grid, block, 0, stream,
+      false, args, border);
 }

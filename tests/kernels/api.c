@@ -2,7 +2,9 @@
  * result: bad arguments come back as errors, never as a crash or a
  * launch; in the CUDA build, kernels queued back to back, unsynchronised,
  * each wait for what they must (test_launch_order), and the selector
- * reaches every family; in the CPU build, a batch of convolutions gives
+ * reaches every family, and patches of samples are copied between device
+ * and mapped host memory as the regions' gathers and scatters do
+ * (test_patches); in the CPU build, a batch of convolutions gives
  * what they give one by one (test_cpu_batch). */
 #include <errno.h>
 #include <stdlib.h>
@@ -465,6 +467,175 @@ test_invalid_arguments (void)
 #endif
 }
 
+#ifdef KERNELS_CUDA
+/* A plane for the patch tests: device memory, or pinned host memory the
+ * device maps (as the element's pool and registered buffers are) */
+typedef struct {
+  unsigned char *data;
+  size_t bytes;
+  int host;
+} PatchPlane;
+
+static int
+patch_plane_alloc (PatchPlane * p, size_t bytes, int host)
+{
+  p->bytes = bytes;
+  p->host = host;
+  return (host ? cudaHostAlloc ((void **) &p->data, bytes,
+          cudaHostAllocMapped) : cudaMalloc ((void **) &p->data,
+          bytes)) == cudaSuccess;
+}
+
+static void
+patch_plane_free (PatchPlane * p)
+{
+  if (p->host)
+    cudaFreeHost (p->data);
+  else
+    cudaFree (p->data);
+}
+
+/* What cc_cuda_copy_patches must leave in dst (a host copy of the plane
+ * whose device address is dst_dev): every sample of each patch from src
+ * (a host copy of src_dev) through the tests' own border rule, every
+ * other byte as it was */
+static void
+patch_reference (const CcPatch * patches, int n, const unsigned char *src,
+    const unsigned char *src_dev, unsigned char *dst,
+    const unsigned char *dst_dev, RefBorder border)
+{
+  for (int k = 0; k < n; k++) {
+    const CcPatch *p = &patches[k];
+    const int bytes = p->src.sample == CC_SAMPLE_U8 ? 1 : 2;
+    const unsigned char *s0 = src + ((const unsigned char *) p->src.data
+        - src_dev);
+    unsigned char *d0 = dst + ((unsigned char *) p->dst.data - dst_dev);
+    for (int j = 0; j < p->height; j++)
+      for (int i = 0; i < p->width; i++) {
+        const int sx = ref_border_index (p->x + i, p->src.width, border);
+        const int sy = ref_border_index (p->y + j, p->src.height, border);
+        unsigned char *d = d0 + (size_t) j * p->dst.pitch
+            + (size_t) i * p->dst.pixel_stride * bytes;
+        if (sx < 0 || sy < 0)
+          memset (d, 0, bytes);
+        else
+          memcpy (d, s0 + (size_t) sy * p->src.pitch
+              + (size_t) sx * p->src.pixel_stride * bytes, bytes);
+      }
+  }
+}
+
+/* cc_cuda_copy_patches against patch_reference: random patches of 8- and
+ * 16-bit samples, side by side or interleaved, at every byte alignment,
+ * from 1 to 300 samples wide, reaching past every edge of their source
+ * under every border, between device memory and mapped host memory both
+ * ways, either side wide; the bytes around the patches poisoned and kept. */
+static void
+test_patches (RefRng * rng)
+{
+  enum { SRC_W = 331, SRC_H = 67, DST_PITCH = 1024, DST_ROWS = 96 };
+  for (int round = 0; round < 96; round++) {
+    const int bytes = 1 + round % 2, stride = 1 + (round / 2) % 2;
+    const int src_host = (round / 4) % 2, dst_host = (round / 8) % 2;
+    const CcPatchWide wide = (CcPatchWide) ((round / 16) % 2);
+    const RefBorder border = (RefBorder) ((round / 32 + round) % 4);
+    const size_t src_pitch = (size_t) (SRC_W * stride + round % 7) * bytes;
+    const size_t src_bytes = src_pitch * SRC_H;
+    const size_t dst_bytes = (size_t) DST_PITCH * DST_ROWS;
+    const int band = DST_ROWS / CC_MAX_PATCHES;
+    CcPatch patches[CC_MAX_PATCHES];
+    PatchPlane src, dst;
+    unsigned char *want = malloc (dst_bytes), *got = malloc (dst_bytes);
+    unsigned char *fill = malloc (src_bytes);
+    const int n = 1 + (int) (ref_rng_u32 (rng) % CC_MAX_PATCHES);
+    char what[200];
+    cudaError_t e;
+
+    n_cases++;
+    if (!patch_plane_alloc (&src, src_bytes, src_host)) {
+      n_failed++;
+      printf ("FAIL patches: no memory\n");
+      free (want);
+      free (got);
+      free (fill);
+      return;
+    }
+    if (!patch_plane_alloc (&dst, dst_bytes, dst_host)) {
+      n_failed++;
+      printf ("FAIL patches: no memory\n");
+      patch_plane_free (&src);
+      free (want);
+      free (got);
+      free (fill);
+      return;
+    }
+    for (size_t i = 0; i < src_bytes; i++)
+      fill[i] = (unsigned char) ref_rng_u32 (rng);
+    memset (want, POISON, dst_bytes);
+    e = cudaMemcpy (src.data, fill, src_bytes, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+      e = cudaMemcpy (dst.data, want, dst_bytes, cudaMemcpyHostToDevice);
+    for (int k = 0; k < n; k++) {
+      CcPatch *p = &patches[k];
+      /* each patch its own band of dst's rows, starting at any byte */
+      const int max_w = (DST_PITCH - 32) / (2 * bytes);
+      memset (p, 0, sizeof (*p));
+      p->src.data = src.data;
+      p->src.pitch = src_pitch;
+      p->src.width = SRC_W;
+      p->src.height = SRC_H;
+      p->src.pixel_stride = stride;
+      p->src.sample = bytes == 1 ? CC_SAMPLE_U8 : CC_SAMPLE_U16;
+      p->width = 1 + (int) (ref_rng_u32 (rng) % (ref_rng_u32 (rng) % 2 ?
+              300 : 20));
+      p->width = p->width < max_w ? p->width : max_w;
+      p->height = 1 + (int) (ref_rng_u32 (rng) % band);
+      /* from well left of and above the source to well past it */
+      p->x = (int) (ref_rng_u32 (rng) % (SRC_W + 80)) - 40;
+      p->y = (int) (ref_rng_u32 (rng) % (SRC_H + 20)) - 10;
+      p->dst = p->src;
+      p->dst.data = dst.data + (size_t) k * band * DST_PITCH
+          + ref_rng_u32 (rng) % 16 * bytes;
+      p->dst.pitch = DST_PITCH;
+      p->dst.pixel_stride = ref_rng_u32 (rng) % 4 ? stride : 3 - stride;
+    }
+    patch_reference (patches, n, fill, src.data, want, dst.data, border);
+    if (e == cudaSuccess)
+      e = cc_cuda_copy_patches (patches, n, (CcBorder) border, wide, 0);
+    if (e == cudaSuccess)
+      e = cudaDeviceSynchronize ();
+    if (e == cudaSuccess)
+      e = cudaMemcpy (got, dst.data, dst_bytes, cudaMemcpyDeviceToHost);
+    snprintf (what, sizeof (what), "patches round %d: %d of %d-bit, pixel "
+        "stride %d, %s to %s, %s wide, %s border", round, n, 8 * bytes,
+        stride, src_host ? "host" : "device", dst_host ? "host" : "device",
+        wide == CC_PATCH_WIDE_SRC ? "source" : "destination",
+        border_names[border]);
+    if (e != cudaSuccess) {
+      n_failed++;
+      printf ("FAIL %s: %s\n", what, cudaGetErrorString (e));
+    } else {
+      size_t at = 0;
+      while (at < dst_bytes && got[at] == want[at])
+        at++;
+      if (at < dst_bytes) {
+        n_failed++;
+        printf ("FAIL %s: byte %zu (row %zu, column %zu) is 0x%02x, "
+            "expected 0x%02x\n", what, at, at / DST_PITCH, at % DST_PITCH,
+            got[at], want[at]);
+      } else if (verbose) {
+        printf ("ok %s\n", what);
+      }
+    }
+    patch_plane_free (&src);
+    patch_plane_free (&dst);
+    free (want);
+    free (got);
+    free (fill);
+  }
+}
+#endif
+
 #ifndef KERNELS_CUDA
 /* cc_cpu_convolve_batch against cc_cpu_convolve one convolution at a
  * time, bit for bit: windows from 1x1 to 300x70 (odd, shorter than a
@@ -576,6 +747,7 @@ run_topic (RefRng * rng)
 #ifdef KERNELS_CUDA
   RUN (test_launch_order, rng);
   RUN (test_selector);
+  RUN (test_patches, rng);
 #else
   (void) rng;
 #endif
