@@ -122,6 +122,9 @@ typedef struct {
    * plugin built without GStreamer's CUDA library, which shares no
    * context) */
   int cuda_device;
+  /* ROI metas ("face") the feeder puts on each frame: boxes of 8x8 to
+   * 40x40 pixels that move from frame to frame; 0: none */
+  int roi_metas;
 } RunWindow;
 
 /* Frames per second through "appsrc name=src ! <middle> ! appsink
@@ -264,6 +267,7 @@ int element_table (const Bench * b);
 int live_run (const Bench * b, const char *backend, int frames);
 int crop_table (const Bench * bench);
 int regions_table (const Bench * bench);
+int crowds_table (const Bench * bench);
 int cuda_memory_table (const Bench * b);
 int streams_table (const Bench * b, const char *counts, FeedMode mode);
 int multi_gpu_table (const Bench * b);

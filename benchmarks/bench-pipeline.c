@@ -18,7 +18,31 @@ typedef struct {
   int frames;
   gint stop;                    /* atomic: the pipeline has ended */
   StartGate *warm_gate;         /* see RunWindow */
+  int roi_metas;                /* see RunWindow */
 } Feeder;
+
+/* n ROI metas on buf, the boxes of frame i: a crowd drifting by a few
+ * pixels a frame, so that no frame repeats another's boxes */
+static GstBuffer *
+add_roi_metas (GstBuffer * buf, const GstVideoInfo * info, int n, int i)
+{
+  const int width = GST_VIDEO_INFO_WIDTH (info);
+  const int height = GST_VIDEO_INFO_HEIGHT (info);
+
+  /* a feeder's foreign buffer is shared: the metas go on a new buffer
+   * of the same memory */
+  buf = gst_buffer_make_writable (buf);
+  for (int k = 0; k < n; k++) {
+    const unsigned hash = (unsigned) k * 2654435761u;
+    const int side = 8 + (int) (hash % 33);
+    const int x = (int) ((hash >> 8) % (unsigned) (width - side)) + 3 * i;
+    const int y = (int) ((hash >> 20) % (unsigned) (height - side)) + 2 * i;
+    gst_buffer_add_video_region_of_interest_meta (buf, "face",
+        (guint) (x % (width - side)), (guint) (y % (height - side)),
+        (guint) side, (guint) side);
+  }
+  return buf;
+}
 
 static void
 fill_random (GstBuffer * buf)
@@ -133,6 +157,8 @@ feed (gpointer data)
     if (!f->pool) {
       buf = gst_buffer_ref (f->foreign[i % FOREIGN_BUFFERS]);
     }
+    if (f->roi_metas > 0)
+      buf = add_roi_metas (buf, &f->info, f->roi_metas, i);
     GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int ((i + 1) * GST_SECOND,
         f->info.fps_d, f->info.fps_n);
     if (gst_app_src_push_buffer (f->src, buf) != GST_FLOW_OK)
@@ -295,8 +321,10 @@ pipeline_run (const char *middle, const char *format, int w, int h,
    * sink prerolls on the first frame */
   if (window && window->gate)
     start_gate_pass (window->gate);
-  if (window)
+  if (window) {
     feeder.warm_gate = window->warm_gate;
+    feeder.roi_metas = window->roi_metas;
+  }
   thread = g_thread_new ("feeder", feed, &feeder);
   for (GstSample * s; feeder.frames > 0
       && (s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),

@@ -5,16 +5,24 @@
  * tenth of a 1920x1080 I420 frame, a gaussian of radius 31, against the
  * same filter over the whole frame, alternating runs of one process. On
  * the CUDA backend from cudaconv's pool (writable buffers, filtered in
- * place: only the boxes' windows and rects cross the bus) and from
- * foreign buffers the feeder keeps (not writable: the frame is copied on
- * the host, the boxes on the GPU); on the CPU backend, whose work should
- * follow the area. And the CPU backend's box of radius 127 against radius
- * 2 over whole frames, running sums against taps. */
+ * place: only the boxes' windows and rects cross the bus), from foreign
+ * buffers the feeder keeps (not writable) and in CUDA memory of cudaconv's
+ * pool; on the CPU backend, whose work should follow the area. Then
+ * crowds: 200 boxes of 16x16 (gaussian r5), 64 overlapping boxes that
+ * each cover most of the frame (gaussian r127), and 1,000 moving ROI
+ * metas a frame with region-hold=300 (both pipelines fed the metas). And
+ * the CPU backend's box of radius 127 against radius 2 over whole frames,
+ * running sums against taps. */
 #include "bench-common.h"
 
 #define REGION_RUNS 5
-/* region=inside must reach this many times the frames/s of region=frame */
+/* region=inside must reach this many times the frames/s of region=frame:
+ * pool and CUDA memory input, the CPU backend, a crowd of small boxes */
 #define INSIDE_TARGET 4.0
+#define CPU_INSIDE_TARGET 3.0
+#define CROWD_TARGET 2.0
+/* and never fall below it: foreign input, overlapping boxes, held crowds */
+#define NO_SLOWER_TARGET 1.0
 /* the CPU's box r127 within this factor of its box r2 */
 #define CPU_BOX_TARGET 1.5
 
@@ -23,18 +31,45 @@
 static const char four_boxes[] =
     "100,100,288,180;1532,100,288,180;100,800,288,180;1532,800,288,180";
 
+/* 200 boxes of 16x16 on a 20x10 grid over 1920x1080 */
+static gchar *
+crowd_boxes (void)
+{
+  GString *s = g_string_new (NULL);
+
+  for (int k = 0; k < 200; k++)
+    g_string_append_printf (s, "%s%d,%d,16,16", k ? ";" : "",
+        40 + 96 * (k % 20), 46 + 108 * (k / 20));
+  return g_string_free (s, FALSE);
+}
+
+/* 64 boxes of 1600x900, each most of the frame, shifted a few pixels */
+static gchar *
+overlapping_boxes (void)
+{
+  GString *s = g_string_new (NULL);
+
+  for (int k = 0; k < 64; k++)
+    g_string_append_printf (s, "%s%d,%d,1600,900", k ? ";" : "", 4 * k,
+        2 * k);
+  return g_string_free (s, FALSE);
+}
+
 /* The median frames/s of two pipelines, and of a third (c, if not NULL),
- * run in turn */
+ * run in turn, each fed roi_metas moving ROI metas a frame */
 static void
 alternate (const char *a, const char *b, const char *c, FeedMode mode,
-    int frames, double *fps_a, double *fps_b, double *fps_c)
+    int frames, int roi_metas, double *fps_a, double *fps_b, double *fps_c)
 {
   double ra[REGION_RUNS], rb[REGION_RUNS], rc[REGION_RUNS];
 
   for (int k = 0; k < REGION_RUNS; k++) {
-    ra[k] = pipeline_fps (a, "I420", 1920, 1080, mode, frames);
-    rb[k] = pipeline_fps (b, "I420", 1920, 1080, mode, frames);
-    rc[k] = c ? pipeline_fps (c, "I420", 1920, 1080, mode, frames) : -1.0;
+    RunWindow wa = { 0 }, wb = { 0 }, wc = { 0 };
+    wa.roi_metas = wb.roi_metas = wc.roi_metas = roi_metas;
+    ra[k] = pipeline_run (a, "I420", 1920, 1080, mode, frames, &wa);
+    rb[k] = pipeline_run (b, "I420", 1920, 1080, mode, frames, &wb);
+    rc[k] = c ? pipeline_run (c, "I420", 1920, 1080, mode, frames, &wc) :
+        -1.0;
   }
   *fps_a = median (ra, REGION_RUNS);
   *fps_b = median (rb, REGION_RUNS);
@@ -47,13 +82,13 @@ alternate (const char *a, const char *b, const char *c, FeedMode mode,
  * bounds the ratio whatever the regions cost */
 static int
 row (const Bench * bench, const char *what, const char *a, const char *b,
-    const char *ceiling, FeedMode mode, int frames, double target,
-    gboolean at_most)
+    const char *ceiling, FeedMode mode, int frames, int roi_metas,
+    double target, gboolean at_most)
 {
   double fa, fb, fc, ratio;
   gboolean met;
 
-  alternate (a, b, ceiling, mode, frames, &fa, &fb, &fc);
+  alternate (a, b, ceiling, mode, frames, roi_metas, &fa, &fb, &fc);
   ratio = fa > 0 ? fb / fa : -1.0;
   met = at_most ? ratio > 0 && 1.0 / ratio <= target : ratio >= target;
   printf ("%s\n  %-62s %9.1f frames/s\n  %-62s %9.1f frames/s\n"
@@ -91,20 +126,67 @@ regions_table (const Bench * bench)
       "median of %d alternating runs\n", REGION_RUNS);
   if (cuda_device_present ()) {
     status |= row (bench, "regions-cuda-pool", frame, inside, passing,
-        FEED_POOL, frames, INSIDE_TARGET, FALSE);
+        FEED_POOL, frames, 0, INSIDE_TARGET, FALSE);
     status |= row (bench, "regions-cuda-foreign", frame, inside, NULL,
-        FEED_FOREIGN, frames, INSIDE_TARGET, FALSE);
+        FEED_FOREIGN, frames, 0, NO_SLOWER_TARGET, FALSE);
+    status |= row (bench, "regions-cuda-memory", frame, inside, passing,
+        FEED_CUDA_POOL, frames, 0, INSIDE_TARGET, FALSE);
   } else {
     printf ("  CUDA rows: no CUDA device\n");
   }
   status |= row (bench, "regions-cpu", cpu_frame, cpu_inside, NULL,
-      FEED_FOREIGN, cpu_frames, INSIDE_TARGET, FALSE);
+      FEED_FOREIGN, cpu_frames, 0, CPU_INSIDE_TARGET, FALSE);
   status |= row (bench, "cpu-box-r2-r127", "cudaconv backend=cpu kernel=box "
       "radius=2", "cudaconv backend=cpu kernel=box radius=127", NULL,
-      FEED_FOREIGN, cpu_frames, CPU_BOX_TARGET, TRUE);
+      FEED_FOREIGN, cpu_frames, 0, CPU_BOX_TARGET, TRUE);
   g_free (frame);
   g_free (inside);
   g_free (cpu_frame);
   g_free (cpu_inside);
+  return status;
+}
+
+int
+crowds_table (const Bench * bench)
+{
+  const int frames = bench->frames;
+  gchar *crowd = crowd_boxes (), *overlapping = overlapping_boxes ();
+  gchar *frame = g_strdup ("cudaconv backend=cuda kernel=gaussian radius=31 "
+      "region=frame");
+  gchar *crowd_frame = g_strdup ("cudaconv backend=cuda kernel=gaussian "
+      "radius=5 region=frame");
+  gchar *crowd_inside = g_strdup_printf ("cudaconv backend=cuda "
+      "kernel=gaussian radius=5 region=inside region-boxes=\"%s\"", crowd);
+  gchar *wide_frame = g_strdup ("cudaconv backend=cuda kernel=gaussian "
+      "radius=127 region=frame");
+  gchar *wide_inside = g_strdup_printf ("cudaconv backend=cuda "
+      "kernel=gaussian radius=127 region=inside region-boxes=\"%s\"",
+      overlapping);
+  gchar *held = g_strdup ("cudaconv backend=cuda kernel=gaussian radius=31 "
+      "region=inside region-hold=300");
+  int status = 0;
+
+  printf ("\nCrowds: 1920x1080 I420, pool input, median of %d alternating "
+      "runs: 200 boxes of 16x16 (gaussian r5); 64 boxes of 1600x900 "
+      "(gaussian r127); 1,000 moving ROI metas a frame held 300 frames "
+      "(gaussian r31, both pipelines fed the metas)\n", REGION_RUNS);
+  if (!cuda_device_present ()) {
+    printf ("  no CUDA device\n");
+  } else {
+    status |= row (bench, "regions-crowd", crowd_frame, crowd_inside, NULL,
+        FEED_POOL, frames, 0, CROWD_TARGET, FALSE);
+    status |= row (bench, "regions-overlapping", wide_frame, wide_inside,
+        NULL, FEED_POOL, frames, 0, NO_SLOWER_TARGET, FALSE);
+    status |= row (bench, "regions-held-crowd", frame, held, NULL,
+        FEED_POOL, frames, 1000, NO_SLOWER_TARGET, FALSE);
+  }
+  g_free (frame);
+  g_free (crowd_frame);
+  g_free (crowd_inside);
+  g_free (wide_frame);
+  g_free (wide_inside);
+  g_free (held);
+  g_free (crowd);
+  g_free (overlapping);
   return status;
 }

@@ -1,7 +1,8 @@
 /* cudaconv benchmark: per-plane kernel times and the element's frame rate.
  *
  *   cudaconv-bench [--kernels] [--element] [--live] [--once] [--cpu-peers]
- *                  [--crop] [--regions] [--packed] [--wide] [--cuda-memory]
+ *                  [--crop] [--regions] [--crowds] [--packed] [--wide]
+ *                  [--cuda-memory]
  *                  [--streams LIST] [--multi-gpu]
  *                  [--cuda-streams LIST] [--separate-contexts]
  *                  [--devices LIST] [--decode FILES]
@@ -26,7 +27,10 @@
  * refused (videocrop then copies the picture), against 1920x1080 frames
  * with no crop at all. Regions (--regions): region=inside on four boxes
  * covering a tenth of a 1080p frame against region=frame, on both
- * backends, and the CPU's box r127 against r2. CUDA memory (--cuda-memory): frames in cudaconv's
+ * backends and in CUDA memory, and the CPU's box r127 against r2. Crowds
+ * (--crowds, not part of "all"): 200 small boxes, 64 overlapping large
+ * ones, and 1,000 moving ROI metas a frame held 300 frames, against
+ * region=frame. CUDA memory (--cuda-memory): frames in cudaconv's
  * GstCudaBufferPool, filtered where they are, against the kernels'
  * capacity (1 / the frame's summed kernel time). Streams (--streams,
  * --cuda-streams, not part of "all"): N pipelines at once in system or
@@ -61,7 +65,7 @@ main (int argc, char **argv)
 {
   gboolean kernels = FALSE, element = FALSE, live = FALSE, once = FALSE;
   gboolean cpu_peers = FALSE, crop = FALSE, packed = FALSE;
-  gboolean regions = FALSE;
+  gboolean regions = FALSE, crowds = FALSE;
   gboolean cuda_memory = FALSE, wide = FALSE, multi_gpu = FALSE;
   Bench bench = { .frames = 1000 };
   gchar *size = NULL, *format = NULL, *props = NULL, *streams = NULL;
@@ -106,6 +110,8 @@ main (int argc, char **argv)
         "videocrop's crop meta taken against refused", NULL},
     {"regions", 0, 0, G_OPTION_ARG_NONE, &regions,
         "region=inside on a tenth of the frame against region=frame", NULL},
+    {"crowds", 0, 0, G_OPTION_ARG_NONE, &crowds,
+        "many, overlapping and held regions against region=frame", NULL},
     {"frames", 0, 0, G_OPTION_ARG_INT, &bench.frames, "Frames per element run",
         "N"},
     {"size", 0, 0, G_OPTION_ARG_STRING, &size, "Only this frame size",
@@ -159,7 +165,7 @@ main (int argc, char **argv)
     g_strfreev (names);
   }
   if (!kernels && !packed && !element && !live && !once && !cpu_peers
-      && !crop && !regions && !streams && !cuda_memory && !cuda_streams
+      && !crop && !regions && !crowds && !streams && !cuda_memory && !cuda_streams
       && !decode && !wide && !multi_gpu)
     kernels = element = live = crop = regions = cuda_memory = TRUE;
   if (!format)
@@ -198,6 +204,8 @@ main (int argc, char **argv)
     status |= crop_table (&bench);
   if (regions)
     status |= regions_table (&bench);
+  if (crowds)
+    status |= crowds_table (&bench);
   if (cuda_memory)
     status |= cuda_memory_table (&bench);
   if (streams)
