@@ -171,8 +171,9 @@ typedef struct {
   CcComponent dst;
 } CcPatch;
 
-/* Most patches one call copies */
-#define CC_MAX_PATCHES 24
+/* Most patches one call copies: they travel as the kernel's parameters,
+ * which take up to 32,764 bytes from CUDA 12.1 on */
+#define CC_MAX_PATCHES 320
 
 /* The side of a patch copy that moves in 16-byte vectors: the one in host
  * memory, where the bus takes wide requests best */

@@ -25,6 +25,8 @@
 struct PatchArgs {
   CcPatch p[CC_MAX_PATCHES];
 };
+static_assert (sizeof (PatchArgs) + sizeof (CcBorder) <= 32764,
+    "a launch's parameters take at most 32,764 bytes");
 
 /* 16 bytes between s and d, one of them on 16 bytes: the aligned side as
  * one vector, the other as 4-byte words where the two are 4 bytes apart,

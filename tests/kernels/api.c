@@ -533,8 +533,12 @@ patch_reference (const CcPatch * patches, int n, const unsigned char *src,
 static void
 test_patches (RefRng * rng)
 {
-  enum { SRC_W = 331, SRC_H = 67, DST_PITCH = 1024, DST_ROWS = 96 };
+  enum { SRC_W = 331, SRC_H = 67, DST_PITCH = 1024,
+    DST_ROWS = 4 * CC_MAX_PATCHES
+  };
   for (int round = 0; round < 96; round++) {
+    /* a launch's worth of patches now and then */
+    const int max_n = round % 8 == 7 ? CC_MAX_PATCHES : 24;
     const int bytes = 1 + round % 2, stride = 1 + (round / 2) % 2;
     const int src_host = (round / 4) % 2, dst_host = (round / 8) % 2;
     const CcPatchWide wide = (CcPatchWide) ((round / 16) % 2);
@@ -542,12 +546,13 @@ test_patches (RefRng * rng)
     const size_t src_pitch = (size_t) (SRC_W * stride + round % 7) * bytes;
     const size_t src_bytes = src_pitch * SRC_H;
     const size_t dst_bytes = (size_t) DST_PITCH * DST_ROWS;
-    const int band = DST_ROWS / CC_MAX_PATCHES;
-    CcPatch patches[CC_MAX_PATCHES];
+    const int band = DST_ROWS / max_n;
+    CcPatch *patches = malloc (CC_MAX_PATCHES * sizeof (CcPatch));
     PatchPlane src, dst;
     unsigned char *want = malloc (dst_bytes), *got = malloc (dst_bytes);
     unsigned char *fill = malloc (src_bytes);
-    const int n = 1 + (int) (ref_rng_u32 (rng) % CC_MAX_PATCHES);
+    const int n = round % 8 == 7 ? max_n :
+        1 + (int) (ref_rng_u32 (rng) % max_n);
     char what[200];
     cudaError_t e;
 
@@ -558,6 +563,7 @@ test_patches (RefRng * rng)
       free (want);
       free (got);
       free (fill);
+      free (patches);
       return;
     }
     if (!patch_plane_alloc (&dst, dst_bytes, dst_host)) {
@@ -567,6 +573,7 @@ test_patches (RefRng * rng)
       free (want);
       free (got);
       free (fill);
+      free (patches);
       return;
     }
     for (size_t i = 0; i < src_bytes; i++)
@@ -632,6 +639,7 @@ test_patches (RefRng * rng)
     free (want);
     free (got);
     free (fill);
+    free (patches);
   }
 }
 #endif
