@@ -29,6 +29,31 @@ scratch_pitch (const CcComponent * like, const GstVideoRectangle * window,
   return (bytes + align - 1) / align * align;
 }
 
+/* The n rects from[k] into to[k]: in one call where the back end takes
+ * them so, else one by one. */
+static gboolean
+copy_rects (const CudaConvPieceOps * ops, gpointer ctx, guint n,
+    const CcComponent * from, const CcComponent * to, GError ** error)
+{
+  if (ops->copy_rects)
+    return n == 0 || ops->copy_rects (ctx, n, from, to, error);
+  for (guint k = 0; k < n; k++)
+    if (!ops->copy (ctx, &from[k], &to[k], error))
+      return FALSE;
+  return TRUE;
+}
+
+/* The number of writes of n pieces */
+static guint
+count_writes (const CudaConvPiece * pieces, guint n)
+{
+  guint writes = 0;
+
+  for (guint k = 0; k < n; k++)
+    writes += pieces[k].n_writes;
+  return writes;
+}
+
 /* Outside the regions: the whole part filtered (or filled), then what the
  * regions' pieces write copied back from the input as it is. */
 static gboolean
@@ -45,17 +70,24 @@ run_outside (const CudaConvPieceOps * ops, gpointer ctx,
   } else if (!ops->convolve (ctx, comp, s, d, job->filter, TRUE, error)) {
     return FALSE;
   }
-  for (guint k = 0; k < n; k++)
-    for (guint w = 0; w < pieces[k].n_writes; w++) {
-      const GstVideoRectangle *rect =
-          &coverage->writes[pieces[k].first_write + w];
-      const CcComponent from = cudaconv_component_sub (s, rect);
-      const CcComponent to = cudaconv_component_sub (d, rect);
+  {
+    const guint writes = count_writes (pieces, n);
+    CcComponent *from = g_new (CcComponent, 2 * MAX (writes, 1));
+    CcComponent *to = from + writes;
+    guint m = 0;
+    gboolean ok;
 
-      if (!ops->copy (ctx, &from, &to, error))
-        return FALSE;
-    }
-  return TRUE;
+    for (guint k = 0; k < n; k++)
+      for (guint w = 0; w < pieces[k].n_writes; w++, m++) {
+        const GstVideoRectangle *rect =
+            &coverage->writes[pieces[k].first_write + w];
+        from[m] = cudaconv_component_sub (s, rect);
+        to[m] = cudaconv_component_sub (d, rect);
+      }
+    ok = copy_rects (ops, ctx, writes, from, to, error);
+    g_free (from);
+    return ok;
+  }
 }
 
 /* Every piece's window filtered into the scratch, where the windows lie
@@ -134,27 +166,33 @@ cudaconv_pieces_run (const CudaConvPieceOps * ops, gpointer ctx,
   if (!convolve_windows (ops, ctx, job, comp, pieces, n, s, scratch, error))
     return FALSE;
   offset = 0;
-  for (guint k = 0; k < n; k++) {
-    const GstVideoRectangle *window = &pieces[k].window;
-    const gsize pitch = scratch_pitch (s, window, align);
-    const CcComponent filtered = scratch_window (scratch, offset, pitch, s,
-        window);
+  {
+    const guint writes = count_writes (pieces, n);
+    CcComponent *from = g_new (CcComponent, 2 * MAX (writes, 1));
+    CcComponent *to = from + writes;
+    guint m = 0;
+    gboolean ok;
 
-    offset += pitch * window->h;
-    for (guint w = 0; w < pieces[k].n_writes; w++) {
-      const GstVideoRectangle *rect =
-          &coverage->writes[pieces[k].first_write + w];
-      /* the write in the window's samples */
-      const GstVideoRectangle in_window = { rect->x - window->x,
-        rect->y - window->y, rect->w, rect->h
-      };
-      const CcComponent from = cudaconv_component_sub (&filtered,
-          &in_window);
-      const CcComponent to = cudaconv_component_sub (d, rect);
+    for (guint k = 0; k < n; k++) {
+      const GstVideoRectangle *window = &pieces[k].window;
+      const gsize pitch = scratch_pitch (s, window, align);
+      const CcComponent filtered = scratch_window (scratch, offset, pitch, s,
+          window);
 
-      if (!ops->copy (ctx, &from, &to, error))
-        return FALSE;
+      offset += pitch * window->h;
+      for (guint w = 0; w < pieces[k].n_writes; w++, m++) {
+        const GstVideoRectangle *rect =
+            &coverage->writes[pieces[k].first_write + w];
+        /* the write in the window's samples */
+        const GstVideoRectangle in_window = { rect->x - window->x,
+          rect->y - window->y, rect->w, rect->h
+        };
+        from[m] = cudaconv_component_sub (&filtered, &in_window);
+        to[m] = cudaconv_component_sub (d, rect);
+      }
     }
+    ok = copy_rects (ops, ctx, writes, from, to, error);
+    g_free (from);
+    return ok;
   }
-  return TRUE;
 }

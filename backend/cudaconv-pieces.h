@@ -39,6 +39,11 @@ typedef struct {
   gboolean (*convolve_windows) (gpointer ctx, gint comp, guint n,
       const CcComponent * from, const CcComponent * to,
       const CcFilter * const *filters, GError ** error);
+  /* Where not NULL: copies the n rects from[k] into to[k] at once (what
+   * copy would do to each, as one piece of work); else copy runs for
+   * each. */
+  gboolean (*copy_rects) (gpointer ctx, guint n, const CcComponent * from,
+      const CcComponent * to, GError ** error);
 } CudaConvPieceOps;
 
 /* Filters (or fills) part number part of component comp, s into d, as the

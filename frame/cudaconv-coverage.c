@@ -269,61 +269,79 @@ compare_int (const void *a, const void *b)
   return (p > q) - (p < q);
 }
 
+static const GstVideoRectangle *sort_rects;
+
+static int
+by_top (const void *a, const void *b)
+{
+  const guint i = *(const guint *) a, j = *(const guint *) b;
+
+  return compare_keys (sort_rects[i].y, sort_rects[j].y, i, j);
+}
+
 /* Appends the union of rects[0..m) to the writes as disjoint rects: bands
  * between the rects' distinct top and bottom edges, the runs of each band
- * (the rects across it, merged), a run grown down while the next band has
- * the same one. */
+ * (the rects across it, kept sorted by their left edges as the sweep
+ * down the bands takes them in and lets them go, merged), a run grown
+ * down while the next band has the same one. */
 static void
 add_union_writes (CudaConvCoverage * coverage, const GstVideoRectangle * rects,
     guint m)
 {
   gint *ys = g_new (gint, 2 * m);
   gint *runs = g_new (gint, 4 * m), *prev = runs + 2 * m;
-  guint *open = g_new (guint, m), n_ys = 0, n_prev = 0;
+  guint *open = g_new (guint, 2 * m), *open_next = open + m;
+  guint *order = g_new (guint, 2 * m), *active = order + m;
+  guint n_ys = 0, n_prev = 0, n_active = 0, next = 0;
 
   for (guint i = 0; i < m; i++) {
     ys[n_ys++] = rects[i].y;
     ys[n_ys++] = rects[i].y + rects[i].h;
+    order[i] = i;
   }
   qsort (ys, n_ys, sizeof (gint), compare_int);
+  sort_rects = rects;
+  qsort (order, m, sizeof (guint), by_top);
   for (guint b = 0; b + 1 < n_ys; b++) {
     const gint y0 = ys[b], y1 = ys[b + 1];
-    guint n_runs = 0, p = 0;
-    guint *open_next;
+    guint n_runs = 0, p = 0, kept = 0;
 
     if (y0 == y1)
       continue;
-    /* the band's runs: the spans of the rects across it, sorted, merged */
-    for (guint i = 0; i < m; i++)
-      if (rects[i].y <= y0 && rects[i].y + rects[i].h >= y1) {
-        runs[2 * n_runs] = rects[i].x;
-        runs[2 * n_runs + 1] = rects[i].x + rects[i].w;
-        n_runs++;
-      }
-    qsort (runs, n_runs, 2 * sizeof (gint), compare_int);
-    {
-      guint kept = 0;
-      for (guint i = 0; i < n_runs; i++) {
-        if (kept > 0 && runs[2 * i] <= runs[2 * kept - 1]) {
-          runs[2 * kept - 1] = MAX (runs[2 * kept - 1], runs[2 * i + 1]);
-          continue;
-        }
-        runs[2 * kept] = runs[2 * i];
-        runs[2 * kept + 1] = runs[2 * i + 1];
-        kept++;
-      }
-      n_runs = kept;
+    /* the rects across the band: those that ended let go, those that
+     * start taken in at their place */
+    for (guint i = 0; i < n_active; i++)
+      if (rects[active[i]].y + rects[active[i]].h > y0)
+        active[kept++] = active[i];
+    n_active = kept;
+    for (; next < m && rects[order[next]].y <= y0; next++) {
+      const guint r = order[next];
+      guint at = n_active;
+      while (at > 0 && rects[active[at - 1]].x > rects[r].x)
+        at--;
+      memmove (&active[at + 1], &active[at], (n_active - at) * sizeof (guint));
+      active[at] = r;
+      n_active++;
     }
-    /* a run the band above had too, ending where this band starts, grows
-     * that band's rect; any other starts a rect */
-    open_next = g_new (guint, MAX (n_runs, 1));
+    /* the band's runs: the active spans, merged */
+    for (guint i = 0; i < n_active; i++) {
+      const GstVideoRectangle *r = &rects[active[i]];
+      if (n_runs > 0 && r->x <= runs[2 * n_runs - 1]) {
+        runs[2 * n_runs - 1] = MAX (runs[2 * n_runs - 1], r->x + r->w);
+        continue;
+      }
+      runs[2 * n_runs] = r->x;
+      runs[2 * n_runs + 1] = r->x + r->w;
+      n_runs++;
+    }
+    /* a run the band above had too grows that band's rect (bands follow
+     * each other: the one above ended at y0); any other starts a rect */
     for (guint i = 0; i < n_runs; i++) {
       GstVideoRectangle *w;
       while (p < n_prev && prev[2 * p] < runs[2 * i])
         p++;
       if (p < n_prev && prev[2 * p] == runs[2 * i]
           && prev[2 * p + 1] == runs[2 * i + 1]) {
-        /* the band above ended at y0: bands follow each other */
         w = &coverage->writes[open[p]];
         w->h = y1 - w->y;
         open_next[i] = open[p];
@@ -341,11 +359,11 @@ add_union_writes (CudaConvCoverage * coverage, const GstVideoRectangle * rects,
     memcpy (prev, runs, 2 * n_runs * sizeof (gint));
     memcpy (open, open_next, n_runs * sizeof (guint));
     n_prev = n_runs;
-    g_free (open_next);
   }
   g_free (ys);
   g_free (runs);
   g_free (open);
+  g_free (order);
 }
 
 /* Appends the pieces of part g of component comp for the regions of one
@@ -552,6 +570,51 @@ by_group (const void *a, const void *b)
   return (i > j) - (i < j);
 }
 
+/* What a filter reads around a write, as the coverage takes it */
+static gint
+filter_reach (const CcFilter * f)
+{
+  return f->shape == CC_SHAPE_BLOCKS ? -(2 * f->radius + 1) : f->radius;
+}
+
+/* Whether coverage was built from these, and if not, keeps them */
+static gboolean
+built_from (CudaConvCoverage * coverage, const CudaConvPlan * plan,
+    const CudaConvRegionSet * regions, const CcFilter * const *filters,
+    CcBorder border, guint n)
+{
+  gboolean same = coverage->built && coverage->built_size == n
+      && coverage->built_border == border
+      && memcmp (&coverage->built_plan, plan, sizeof (*plan)) == 0
+      && memcmp (&coverage->built_layout, plan->layout,
+      sizeof (*plan->layout)) == 0
+      && (n == 0 || memcmp (coverage->built_rects, regions->rects,
+              n * sizeof (CudaConvRegion)) == 0);
+
+  for (guint k = 0; same && k < n; k++)
+    same = coverage->built_filters[k] == filters[k]
+        && coverage->built_reach[k] == filter_reach (filters[k]);
+  if (same)
+    return TRUE;
+  coverage->built_rects = g_renew (CudaConvRegion, coverage->built_rects,
+      MAX (n, 1));
+  coverage->built_filters = g_renew (const CcFilter *,
+      coverage->built_filters, MAX (n, 1));
+  coverage->built_reach = g_renew (gint, coverage->built_reach, MAX (n, 1));
+  coverage->built_plan = *plan;
+  coverage->built_layout = *plan->layout;
+  coverage->built_border = border;
+  coverage->built_size = n;
+  if (n > 0)
+    memcpy (coverage->built_rects, regions->rects, n * sizeof (CudaConvRegion));
+  for (guint k = 0; k < n; k++) {
+    coverage->built_filters[k] = filters[k];
+    coverage->built_reach[k] = filter_reach (filters[k]);
+  }
+  coverage->built = TRUE;
+  return FALSE;
+}
+
 void
 cudaconv_coverage_build (CudaConvCoverage * coverage,
     const CudaConvPlan * plan, const CudaConvRegionSet * regions,
@@ -560,9 +623,14 @@ cudaconv_coverage_build (CudaConvCoverage * coverage,
   const CudaConvLayout *layout = plan->layout;
   const guint n_comps = GST_VIDEO_INFO_N_COMPONENTS (&layout->work_info);
   const guint n = MIN (regions->n, CUDACONV_MAX_REGIONS);
-  Reach *reach = g_new (Reach, MAX (n, 1));
-  guint *first = g_new (guint, 2 * MAX (n, 1)), *order = first + n;
+  Reach *reach;
+  guint *first, *order;
 
+  if (built_from (coverage, plan, regions, filters, border, n))
+    return;
+  reach = g_new (Reach, MAX (n, 1));
+  first = g_new (guint, 2 * MAX (n, 1));
+  order = first + n;
   coverage->n_regions = n;
   coverage->n_pieces = coverage->n_writes = coverage->n_boxes = 0;
   memset (coverage->parts, 0, sizeof (coverage->parts));
@@ -625,6 +693,9 @@ cudaconv_coverage_free (CudaConvCoverage * coverage)
   g_free (coverage->pieces);
   g_free (coverage->writes);
   g_free (coverage->boxes);
+  g_free (coverage->built_rects);
+  g_free (coverage->built_filters);
+  g_free (coverage->built_reach);
   g_free (coverage);
 }
 
@@ -637,6 +708,8 @@ cudaconv_coverage_copy (CudaConvCoverage * dst, const CudaConvCoverage * src)
       sizeof (GstVideoRectangle));
   ensure ((gpointer *) & dst->boxes, &dst->boxes_size, src->n_boxes,
       sizeof (CudaConvByteBox));
+  /* a copy is read, never built again */
+  dst->built = FALSE;
   dst->n_regions = src->n_regions;
   memcpy (dst->parts, src->parts, sizeof (src->parts));
   memcpy (dst->planes, src->planes, sizeof (src->planes));

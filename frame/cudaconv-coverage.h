@@ -66,6 +66,18 @@ typedef struct {
   CudaConvByteBox *boxes;
   /* entries allocated */
   guint pieces_size, writes_size, boxes_size;
+  /* what the coverage was built from, where the builder may take it again
+   * (a copy holds none): the plan and its layout (remade in place when
+   * the caps change), the border, and each region's rect, filter and its
+   * reach */
+  gboolean built;
+  CudaConvPlan built_plan;
+  CudaConvLayout built_layout;
+  CcBorder built_border;
+  guint built_size;
+  CudaConvRegion *built_rects;
+  const CcFilter **built_filters;
+  gint *built_reach;
 } CudaConvCoverage;
 
 CudaConvCoverage *cudaconv_coverage_new (void);
@@ -73,7 +85,10 @@ void cudaconv_coverage_free (CudaConvCoverage * coverage);
 
 /* Builds the coverage of the regions for a frame of plan (its buffer's
  * fields and crop already set), each region filtered with filters[k]
- * under border. Every component the plan filters or fills is covered. */
+ * under border. Every component the plan filters or fills is covered.
+ * Where the plan, the border, the regions, their filters and the filters'
+ * shapes and radii are those it was last built from, it is left as it is:
+ * fixed boxes cost their coverage once. */
 void cudaconv_coverage_build (CudaConvCoverage * coverage,
     const CudaConvPlan * plan, const CudaConvRegionSet * regions,
     const CcFilter * const *filters, CcBorder border);

@@ -640,6 +640,49 @@ test_copy (void)
   g_free (f);
 }
 
+/* Built again where anything it was built from changed, at the same
+ * addresses: the caps (the layout remade in place: another format of the
+ * same size, a smaller size), the crop, a filter's radius and shape, the
+ * border, a region; and kept where nothing did. */
+static void
+test_rebuilt (void)
+{
+  Frame *f = g_new0 (Frame, 1);
+  CudaConvCoverage *cov = cudaconv_coverage_new ();
+  const GstVideoRectangle crop = { 2, 2, 14, 10 };
+  CudaConvPiece *pieces;
+
+  for (guint step = 0; step < 8; step++) {
+    /* I420, then YV12 (U and V in each other's planes), smaller, cropped,
+     * a filter's radius, its shape, the border, a region */
+    const gboolean small = step >= 2;
+    frame_make (f, step >= 1 ? GST_VIDEO_FORMAT_YV12 : GST_VIDEO_FORMAT_I420,
+        small ? 20 : 40, small ? 16 : 30,
+        GST_VIDEO_INTERLACE_MODE_PROGRESSIVE, FALSE, 0xf, FALSE,
+        step >= 3 ? &crop : NULL, CUDACONV_REGION_MODE_INSIDE);
+    f->border = step >= 6 ? CC_BORDER_WRAP : CC_BORDER_CLAMP;
+    f->regions.n = 2;
+    f->regions.rects[0] = (GstVideoRectangle) {
+    3, 4, 9, 7};
+    f->regions.rects[1] = (GstVideoRectangle) {
+    step >= 7 ? 10 : 12, 8, 6, 5};
+    filter_make (&f->filters[0], step >= 4 ? 4 : 2, step >= 5);
+    filter_make (&f->filters[1], 1, FALSE);
+    cudaconv_coverage_build (cov, &f->plan, &f->regions, f->filter_list,
+        f->border);
+    check_coverage (f, cov);
+  }
+  /* nothing changed: the same pieces, not built again */
+  pieces = cov->pieces;
+  cov->pieces[0].window.w = -1;
+  cudaconv_coverage_build (cov, &f->plan, &f->regions, f->filter_list,
+      f->border);
+  g_assert_true (cov->pieces == pieces);
+  g_assert_cmpint (cov->pieces[0].window.w, ==, -1);
+  cudaconv_coverage_free (cov);
+  g_free (f);
+}
+
 /* ---- the pieces routine ---- */
 
 /* A back end in memory that records what the routine asks of it. The
@@ -648,7 +691,7 @@ test_copy (void)
 typedef struct {
   guint8 *scratch;
   gsize scratch_size;
-  guint convolves, wholes, fills, copies, batches;
+  guint convolves, wholes, fills, copies, batches, copy_batches;
   gboolean copied_before_filter;
   const CcFilter *filters_seen[64];
   gsize align;
@@ -719,6 +762,18 @@ rec_copy (gpointer ctx, const CcComponent * src, const CcComponent * dst,
   return TRUE;
 }
 
+/* the rects at once, as the CUDA back end takes them */
+static gboolean
+rec_copy_rects (gpointer ctx, guint n, const CcComponent * from,
+    const CcComponent * to, GError ** error)
+{
+  ((Recorder *) ctx)->copy_batches++;
+  for (guint k = 0; k < n; k++)
+    if (!rec_copy (ctx, &from[k], &to[k], error))
+      return FALSE;
+  return TRUE;
+}
+
 static gpointer
 rec_scratch (gpointer ctx, gsize bytes, GError ** error)
 {
@@ -759,6 +814,7 @@ test_pieces (void)
     {FALSE, FALSE, TRUE, 16, FALSE}, {FALSE, FALSE, FALSE, 1, FALSE},
     {FALSE, FALSE, FALSE, 1, TRUE}, {FALSE, FALSE, TRUE, 16, TRUE},
     {TRUE, FALSE, FALSE, 16, FALSE}, {TRUE, TRUE, FALSE, 16, FALSE},
+    {TRUE, FALSE, FALSE, 16, TRUE},
   };
 
   for (guint v = 0; v < G_N_ELEMENTS (variants); v++) {
@@ -766,7 +822,7 @@ test_pieces (void)
     const gboolean fill = variants[v].fill;
     const gboolean in_place = variants[v].in_place;
     static const CudaConvPieceOps base = { rec_convolve, rec_fill, rec_copy,
-      rec_scratch, 16, NULL
+      rec_scratch, 16, NULL, NULL
     };
     CudaConvPieceOps ops = base;
     Recorder rec = { 0 };
@@ -791,8 +847,10 @@ test_pieces (void)
     cudaconv_coverage_build (cov, &f->plan, &f->regions, f->filter_list,
         f->border);
     rec.align = ops.row_align = variants[v].align;
-    if (variants[v].batched)
+    if (variants[v].batched) {
       ops.convolve_windows = rec_convolve_windows;
+      ops.copy_rects = rec_copy_rects;
+    }
     job.filter = &whole_filter;
     job.border = f->border;
     job.plan = &f->plan;
@@ -807,6 +865,9 @@ test_pieces (void)
             NULL));
 
     g_assert_false (rec.copied_before_filter);
+    /* batched, a part's rects are copied in one call */
+    g_assert_cmpuint (rec.copy_batches, ==, variants[v].batched
+        && rec.copies > 0 ? 1 : 0);
     if (outside) {
       g_assert_cmpuint (rec.wholes, ==, fill ? 0 : 1);
       g_assert_cmpuint (rec.convolves, ==, fill ? 0 : 1);
@@ -1072,6 +1133,7 @@ main (int argc, char **argv)
   g_test_add_func ("/coverage/interlaced-chroma", test_interlaced_chroma);
   g_test_add_func ("/coverage/fields-unsubsampled", test_fields_unsubsampled);
   g_test_add_func ("/coverage/copy", test_copy);
+  g_test_add_func ("/coverage/rebuilt", test_rebuilt);
   g_test_add_func ("/coverage/pieces", test_pieces);
   g_test_add_func ("/coverage/cpu-outside-raw", test_cpu_outside_raw);
   g_test_add_func ("/coverage/copy-planes", test_copy_planes);

@@ -166,10 +166,11 @@ piece_convolve_windows (gpointer ctx, gint comp, guint n,
   return rc == 0 || kernel_failed ("convolution", comp, rc, error);
 }
 
-/* The CPU kernels read rows at any byte: windows are packed tight. */
+/* The CPU kernels read rows at any byte: windows are packed tight. Rects
+ * are copied one by one: a copy is a few memcpy calls. */
 static const CudaConvPieceOps cpu_piece_ops = {
   piece_convolve, piece_fill, piece_copy, piece_scratch, 1,
-  piece_convolve_windows
+  piece_convolve_windows, NULL
 };
 
 /* Filters (or fills) component c of one plane in each of its parts; with

@@ -50,12 +50,13 @@ typedef enum {
   /* planes between host and device as each side's memory needs, or read
    * and written where they are on the device; the kernels in between */
   CUDA_PATH_PLANES,
-  /* inside the regions, host frames the device maps: the windows gathered
+  /* inside the regions, host frames filtered in place that the device
+   * maps, whose regions are a small part of them: the windows gathered
    * into a stack per component part, each stack filtered in one launch,
    * the rects scattered back, all where the frames are */
   CUDA_PATH_REGIONS_MAPPED,
-  /* inside the regions, other host frames: each region's bytes travel
-   * each way, the rest of the output is the input's */
+  /* inside the regions, other host frames filtered in place: each
+   * region's bytes travel each way by DMA */
   CUDA_PATH_REGIONS_STAGED,
   /* v210, Y410, RGB10A2_LE, BGR10A2_LE: the packed frame travels, and the
    * device unpacks it into its planar twin and packs the result */

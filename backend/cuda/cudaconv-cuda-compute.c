@@ -46,6 +46,27 @@ piece_copy (gpointer ctx, const CcComponent * src, const CcComponent * dst,
           CC_PATCH_WIDE_DST, ((PieceContext *) ctx)->slot->stream), error);
 }
 
+/* The rects in launches of CC_MAX_PATCHES */
+static gboolean
+piece_copy_rects (gpointer ctx, guint n, const CcComponent * from,
+    const CcComponent * to, GError ** error)
+{
+  CcPatch *patches = g_new (CcPatch, MIN (n, CC_MAX_PATCHES));
+  gboolean ok = TRUE;
+
+  for (guint k = 0; ok && k < n; k += CC_MAX_PATCHES) {
+    const guint m = MIN (n - k, CC_MAX_PATCHES);
+    for (guint i = 0; i < m; i++)
+      patches[i] = (CcPatch) {
+      from[k + i], 0, 0, from[k + i].width, from[k + i].height, to[k + i]};
+    ok = CUDACONV_CHECK (cc_cuda_copy_patches (patches, (int) m,
+            CC_BORDER_CLAMP, CC_PATCH_WIDE_DST,
+            ((PieceContext *) ctx)->slot->stream), error);
+  }
+  g_free (patches);
+  return ok;
+}
+
 static gpointer
 piece_scratch (gpointer ctx, gsize bytes, GError ** error)
 {
@@ -60,7 +81,8 @@ piece_scratch (gpointer ctx, gsize bytes, GError ** error)
 /* 16-byte rows keep the windows' rows aligned for the vector paths; the
  * windows go one by one, each a launch on the slot's stream */
 static const CudaConvPieceOps piece_ops = {
-  piece_convolve, piece_fill, piece_copy, piece_scratch, 16, NULL
+  piece_convolve, piece_fill, piece_copy, piece_scratch, 16, NULL,
+  piece_copy_rects
 };
 
 /* Filters (or fills) every component of plane p that the plan processes,

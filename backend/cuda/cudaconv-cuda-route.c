@@ -82,6 +82,29 @@ regions_mapped (const CudaBackend * cuda, const CudaConvJob * job,
   return TRUE;
 }
 
+/* Whether the regions' bytes, read and written, are at most half the
+ * frame's: the kernels of the mapped path move them over the bus in
+ * requests of a warp's 512 bytes, about half as fast as the DMA engines
+ * move whole planes both ways at once, so that past it the planes' copies
+ * cost less */
+static gboolean
+regions_are_small (const CudaBackend * cuda, const CudaConvCoverage * cov)
+{
+  const CudaConvLayout *layout = cuda->layout;
+  gsize frame = 0, regions = 0;
+
+  for (guint p = 0; p < layout->n_planes; p++) {
+    guint n;
+    const CudaConvByteBox *boxes = cudaconv_coverage_boxes (cov, p, &n);
+
+    frame += layout->planes[p].row_bytes * (gsize) layout->planes[p].rows;
+    for (guint k = 0; k < n; k++)
+      regions += (gsize) boxes[k].read.w * boxes[k].read.h
+          + (gsize) boxes[k].written.w * boxes[k].written.h;
+  }
+  return regions <= frame / 2;
+}
+
 CudaFrameRoute
 cudaconv_cuda_route (CudaBackend * cuda, const CudaConvJob * job,
     GstVideoFrame * in, GstVideoFrame * out)
@@ -105,8 +128,13 @@ cudaconv_cuda_route (CudaBackend * cuda, const CudaConvJob * job,
 
   if (cuda->layout->word_packed)
     r.path = CUDA_PATH_WORD_PACKED;
-  else if (plan->region_mode == CUDACONV_REGION_MODE_INSIDE && host_frames)
-    r.path = regions_mapped (cuda, job, r.in_direct, r.out_direct) ?
+  /* inside the regions, a host frame not filtered in place goes whole
+   * through the device: its planes' copies both ways take less than the
+   * host's copy of the frame into the output that the region paths need */
+  else if (plan->region_mode == CUDACONV_REGION_MODE_INSIDE && host_frames
+      && r.in_place)
+    r.path = regions_mapped (cuda, job, r.in_direct, r.out_direct)
+        && regions_are_small (cuda, job->coverage) ?
         CUDA_PATH_REGIONS_MAPPED : CUDA_PATH_REGIONS_STAGED;
   else if (kernels_only (cuda, plan, r.foreign_in))
     r.path = CUDA_PATH_KERNELS;

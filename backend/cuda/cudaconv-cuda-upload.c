@@ -68,25 +68,12 @@ upload_planes (CudaBackend * cuda, FrameSlot * slot, GError ** error)
   return TRUE;
 }
 
-/* The output as the input (unless in place, where it is the input), on
- * the host's cores; the regions' rects then overwrite it. */
-static void
-output_from_input (CudaBackend * cuda, FrameSlot * slot)
-{
-  if (slot->route.in_place)
-    return;
-  cudaconv_layout_copy_planes (cuda->layout,
-      (1u << cuda->layout->n_planes) - 1, &slot->out, &slot->in,
-      CC_CPU_MAX_THREADS);
-}
-
 /* Each region's windows' bytes of every filtered plane to the slot's
  * input planes, at their own places, through staging from pageable
  * memory. */
 static gboolean
 upload_regions (CudaBackend * cuda, FrameSlot * slot, GError ** error)
 {
-  output_from_input (cuda, slot);
   for (guint p = 0; p < cuda->layout->n_planes; p++) {
     const DevicePlane *dp = &slot->bound[p];
     const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (&slot->in, p);
@@ -148,7 +135,6 @@ cudaconv_cuda_upload (CudaBackend * cuda, FrameSlot * slot, GError ** error)
     case CUDA_PATH_PLANES:
       return upload_planes (cuda, slot, error);
     case CUDA_PATH_REGIONS_MAPPED:
-      output_from_input (cuda, slot);
       return TRUE;
     case CUDA_PATH_REGIONS_STAGED:
       return upload_regions (cuda, slot, error);
