@@ -75,6 +75,11 @@ typedef struct {
    * slot's input planes */
   gboolean foreign_in;
   gboolean in_place;            /* the job's: the output is the input */
+  /* inside the regions, the windows of each component part gathered into
+   * a stack, filtered in one launch and the rects scattered back, where
+   * the frames are (the regions mapped path; on the planes path, frames
+   * in device memory of the context) */
+  gboolean stacks;
   /* the output comes back through staging_out, put in place at finish */
   gboolean out_staged;
 } CudaFrameRoute;

@@ -194,6 +194,9 @@ convert_word_packed (CudaBackend * cuda, FrameSlot * slot,
  * input already, but for the word-packed twin's planes, which are the
  * slot's own; not a host frame's plane that no kernel writes, which the
  * download stage copies on the host), then its components' kernels. */
+static gboolean compute_stacks (CudaBackend * cuda, FrameSlot * slot,
+    const CudaConvJob * job, GError ** error);
+
 static gboolean
 compute_planes (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
     GError ** error)
@@ -220,9 +223,12 @@ compute_planes (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
                 cudaMemcpyDeviceToDevice, slot->stream), error)) {
       return FALSE;
     }
-    if (pp->process && !plane_kernels (cuda, slot, job, p, dp, error))
+    if (pp->process && !route->stacks
+        && !plane_kernels (cuda, slot, job, p, dp, error))
       return FALSE;
   }
+  if (route->stacks)
+    return compute_stacks (cuda, slot, job, error);
   return !twin || convert_word_packed (cuda, slot, FALSE, error);
 }
 
@@ -233,7 +239,7 @@ compute_planes (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
  * window, so the neighbours in the stack change nothing it keeps. */
 typedef struct {
   gint comp;
-  CcComponent part_in, part_out;        /* in host memory the device maps */
+  CcComponent part_in, part_out;        /* where the frames are */
   const CudaConvPiece *pieces;
   guint n;
   gint reach, width, height;    /* the stack's samples */
@@ -312,9 +318,11 @@ copy_stack_patches (FrameSlot * slot, const CudaConvCoverage * coverage,
           wide, slot->stream), error);
 }
 
-/* Host frames the device maps, filtered inside their regions where they
- * are: the windows gathered into a stack per component part, each stack
- * filtered in one launch, the writes scattered into the output. */
+/* Frames filtered inside their regions where they are (host memory the
+ * device maps, or device memory of the context, the output already a copy
+ * of the input where it is not the input): the windows gathered into a
+ * stack per component part, each stack filtered in one launch, the writes
+ * scattered into the output. */
 static gboolean
 compute_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
     GError ** error)

@@ -65,21 +65,29 @@ kernels_only (const CudaBackend * cuda, const CudaConvPlan * plan,
   return TRUE;
 }
 
-/* Whether a host frame filtered inside its regions can be read and
- * written where it is by kernels: both sides mapped into the device's
- * address space, one filter for every region (one launch per stack), and
- * not pixelate, whose blocks a stack of windows would cut. */
+/* Whether a frame's regions can be filtered as stacks of their windows:
+ * one filter for every region (one launch per stack), and not pixelate,
+ * whose blocks a stack of windows would cut. */
 static gboolean
-regions_mapped (const CudaBackend * cuda, const CudaConvJob * job,
-    gboolean in_direct, gboolean out_direct)
+stackable (const CudaConvJob * job)
 {
-  if (!cuda->maps_host_memory || !in_direct || !out_direct
-      || job->filter->shape == CC_SHAPE_BLOCKS)
+  if (job->filter->shape == CC_SHAPE_BLOCKS)
     return FALSE;
   for (guint k = 0; k < job->coverage->n_regions; k++)
     if (job->region_filters[k] != job->filter)
       return FALSE;
   return TRUE;
+}
+
+/* Whether a host frame filtered inside its regions can be read and
+ * written where it is by kernels: both sides mapped into the device's
+ * address space, and its regions stackable. */
+static gboolean
+regions_mapped (const CudaBackend * cuda, const CudaConvJob * job,
+    gboolean in_direct, gboolean out_direct)
+{
+  return cuda->maps_host_memory && in_direct && out_direct
+      && stackable (job);
 }
 
 /* Whether the regions' bytes, read and written, are at most half the
@@ -139,6 +147,12 @@ cudaconv_cuda_route (CudaBackend * cuda, const CudaConvJob * job,
   else if (kernels_only (cuda, plan, r.foreign_in))
     r.path = CUDA_PATH_KERNELS;
 
+  /* inside the regions, frames in device memory of the context: stacks
+   * too, after the planes' device copies, rather than a launch or two a
+   * window */
+  r.stacks = r.path == CUDA_PATH_REGIONS_MAPPED || (r.path == CUDA_PATH_PLANES
+      && plan->region_mode == CUDACONV_REGION_MODE_INSIDE && cuda->in_device
+      && cuda->out_device && !r.foreign_in && stackable (job));
   /* a crop's picture inside a larger buffer goes plane by plane, and so
    * does a frame with planes the device does not touch (a copy back
    * carries them all) */
