@@ -55,6 +55,17 @@ overlapping_boxes (void)
   return g_string_free (s, FALSE);
 }
 
+/* cudaconv on backend with a gaussian of radius, the region settings
+ * and, where boxes is not NULL, those fixed boxes */
+static gchar *
+gaussian (const char *backend, int radius, const char *region,
+    const char *boxes)
+{
+  return g_strdup_printf ("cudaconv backend=%s kernel=gaussian radius=%d %s"
+      "%s%s%s", backend, radius, region, boxes ? " region-boxes=\"" : "",
+      boxes ? boxes : "", boxes ? "\"" : "");
+}
+
 /* The median frames/s of two pipelines, and of a third (c, if not NULL),
  * run in turn, each fed roi_metas moving ROI metas a frame */
 static void
@@ -109,15 +120,10 @@ regions_table (const Bench * bench)
 {
   const int frames = bench->frames;
   const int cpu_frames = MIN (frames, 100);
-  gchar *frame = g_strdup ("cudaconv backend=cuda kernel=gaussian radius=31 "
-      "region=frame");
-  gchar *inside = g_strdup_printf ("cudaconv backend=cuda kernel=gaussian "
-      "radius=31 region=inside region-boxes=\"%s\"", four_boxes);
-  gchar *cpu_frame = g_strdup ("cudaconv backend=cpu kernel=gaussian "
-      "radius=31 region=frame");
-  gchar *cpu_inside = g_strdup_printf ("cudaconv backend=cpu "
-      "kernel=gaussian radius=31 region=inside region-boxes=\"%s\"",
-      four_boxes);
+  gchar *frame = gaussian ("cuda", 31, "region=frame", NULL);
+  gchar *inside = gaussian ("cuda", 31, "region=inside", four_boxes);
+  gchar *cpu_frame = gaussian ("cpu", 31, "region=frame", NULL);
+  gchar *cpu_inside = gaussian ("cpu", 31, "region=inside", four_boxes);
   const char *passing = "cudaconv backend=cuda kernel=gaussian radius=31 "
       "region=inside";
   int status = 0;
@@ -151,19 +157,12 @@ crowds_table (const Bench * bench)
 {
   const int frames = bench->frames;
   gchar *crowd = crowd_boxes (), *overlapping = overlapping_boxes ();
-  gchar *frame = g_strdup ("cudaconv backend=cuda kernel=gaussian radius=31 "
-      "region=frame");
-  gchar *crowd_frame = g_strdup ("cudaconv backend=cuda kernel=gaussian "
-      "radius=5 region=frame");
-  gchar *crowd_inside = g_strdup_printf ("cudaconv backend=cuda "
-      "kernel=gaussian radius=5 region=inside region-boxes=\"%s\"", crowd);
-  gchar *wide_frame = g_strdup ("cudaconv backend=cuda kernel=gaussian "
-      "radius=127 region=frame");
-  gchar *wide_inside = g_strdup_printf ("cudaconv backend=cuda "
-      "kernel=gaussian radius=127 region=inside region-boxes=\"%s\"",
-      overlapping);
-  gchar *held = g_strdup ("cudaconv backend=cuda kernel=gaussian radius=31 "
-      "region=inside region-hold=300");
+  gchar *frame = gaussian ("cuda", 31, "region=frame", NULL);
+  gchar *crowd_frame = gaussian ("cuda", 5, "region=frame", NULL);
+  gchar *crowd_inside = gaussian ("cuda", 5, "region=inside", crowd);
+  gchar *wide_frame = gaussian ("cuda", 127, "region=frame", NULL);
+  gchar *wide_inside = gaussian ("cuda", 127, "region=inside", overlapping);
+  gchar *held = gaussian ("cuda", 31, "region=inside region-hold=300", NULL);
   int status = 0;
 
   printf ("\nCrowds: 1920x1080 I420, pool input, median of %d alternating "

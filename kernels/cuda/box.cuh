@@ -11,11 +11,11 @@
  * whole vectors, the component moving as vectors), the rest one by one. */
 template <typename T, bool VEC, int WINDOW, int RUN>
 __device__ __forceinline__ void
-box_load_window (unsigned (&v)[WINDOW], const ComponentArgs &src, int p0,
-    int y, int shift, CcBorder border)
+box_load_window (unsigned (&v)[WINDOW], const ComponentArgs &src, int p0, int y,
+    int shift, CcBorder border)
 {
-  const T *row = reinterpret_cast<const T *> (src.data
-      + (size_t) y * src.pitch);
+  const T *row = reinterpret_cast<const T *> (
+      src.data + (size_t) y * src.pitch);
 #pragma unroll
   for (int c = 0; c < WINDOW; c += RUN) {
     const int p = p0 + c;

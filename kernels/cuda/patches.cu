@@ -31,8 +31,7 @@ static_assert (sizeof (PatchArgs) + sizeof (CcBorder) <= 32764,
 /* 16 bytes between s and d, one of them on 16 bytes: the aligned side as
  * one vector, the other as 4-byte words where the two are 4 bytes apart,
  * else byte by byte */
-template <bool WIDE_DST>
-__device__ __forceinline__ void
+template <bool WIDE_DST> __device__ __forceinline__ void
 copy_chunk (char *d, const char *s, bool words)
 {
   uint4 v;
@@ -67,8 +66,7 @@ copy_chunk (char *d, const char *s, bool words)
 /* n bytes from s to d by the 32 lanes of a warp: the bytes before the
  * wide side's first 16-byte boundary and after its last one by single
  * lanes, the 16-byte chunks between them a lane each */
-template <bool WIDE_DST>
-__device__ __forceinline__ void
+template <bool WIDE_DST> __device__ __forceinline__ void
 warp_copy_bytes (char *d, const char *s, size_t n, int lane)
 {
   const uintptr_t wide = (uintptr_t) (WIDE_DST ? d : s);
@@ -86,8 +84,7 @@ warp_copy_bytes (char *d, const char *s, size_t n, int lane)
 
 /* Column i of a patch's row through the border (srow NULL: a row the
  * border makes 0) */
-template <typename T>
-__device__ __forceinline__ T
+template <typename T> __device__ __forceinline__ T
 patch_sample (const CcPatch &p, const T *srow, int i, CcBorder border)
 {
   const int sx = cc_border_index (p.x + i, p.src.width, border);
@@ -103,13 +100,13 @@ copy_patches (const __grid_constant__ PatchArgs args, CcBorder border)
   if (j >= p.height)
     return;
   const int sy = cc_border_index (p.y + j, p.src.height, border);
-  const T *srow = sy < 0 ? nullptr :
-      reinterpret_cast<const T *> ((const char *) p.src.data
-      + (size_t) sy * p.src.pitch);
-  T *drow = reinterpret_cast<T *> ((char *) p.dst.data
-      + (size_t) j * p.dst.pitch);
-  const bool bytes = srow && p.src.pixel_stride == 1
-      && p.dst.pixel_stride == 1;
+  const T *srow = sy < 0 ?
+      nullptr :
+      reinterpret_cast<const T *> (
+          (const char *) p.src.data + (size_t) sy * p.src.pitch);
+  T *drow = reinterpret_cast<T *> (
+      (char *) p.dst.data + (size_t) j * p.dst.pitch);
+  const bool bytes = srow && p.src.pixel_stride == 1 && p.dst.pixel_stride == 1;
   /* the patch's columns inside the source, [i0, i1) */
   const int i0 = max (0, -p.x), i1 = min (p.width, p.src.width - p.x);
 
@@ -134,8 +131,8 @@ cc_cuda_copy_patches (const CcPatch *patches, int n, CcBorder border,
   int max_h = 0;
 
   if (!patches || n < 0 || n > CC_MAX_PATCHES || border < CC_BORDER_ZERO
-      || border > CC_BORDER_WRAP || (wide != CC_PATCH_WIDE_SRC
-          && wide != CC_PATCH_WIDE_DST))
+      || border > CC_BORDER_WRAP
+      || (wide != CC_PATCH_WIDE_SRC && wide != CC_PATCH_WIDE_DST))
     return cudaErrorInvalidValue;
   if (n == 0)
     return cudaSuccess;
@@ -144,7 +141,7 @@ cc_cuda_copy_patches (const CcPatch *patches, int n, CcBorder border,
     if (!cc_component_valid (&p.src) || !p.dst.data || p.dst.pixel_stride <= 0
         || p.dst.sample != p.src.sample || p.width <= 0 || p.height <= 0
         || p.dst.pitch < (size_t) ((p.width - 1) * p.dst.pixel_stride + 1)
-        * (size_t) p.dst.sample)
+                * (size_t) p.dst.sample)
       return cudaErrorInvalidValue;
     args.p[k] = p;
     max_h = max_h > p.height ? max_h : p.height;
@@ -160,11 +157,11 @@ cc_cuda_copy_patches (const CcPatch *patches, int n, CcBorder border,
   const bool u8 = patches[0].src.sample == CC_SAMPLE_U8;
   if (wide == CC_PATCH_WIDE_DST)
     return u8 ? launch_kernel (copy_patches<uint8_t, true>, grid, block, 0,
-        stream, false, args, border) :
-        launch_kernel (copy_patches<uint16_t, true>, grid, block, 0, stream,
-        false, args, border);
+               stream, false, args, border) :
+                launch_kernel (copy_patches<uint16_t, true>, grid, block, 0,
+                    stream, false, args, border);
   return u8 ? launch_kernel (copy_patches<uint8_t, false>, grid, block, 0,
-      stream, false, args, border) :
-      launch_kernel (copy_patches<uint16_t, false>, grid, block, 0, stream,
-      false, args, border);
+             stream, false, args, border) :
+              launch_kernel (copy_patches<uint16_t, false>, grid, block, 0,
+                  stream, false, args, border);
 }
