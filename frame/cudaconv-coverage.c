@@ -546,6 +546,46 @@ add_plane_boxes (CudaConvCoverage * coverage, const CudaConvPlan * plan,
   g_free (read);
 }
 
+/* Where an earlier component c0 < c has a part of the same geometry and
+ * subsampling (whose pieces are then the same), appends copies of its
+ * pieces and their writes as those of part part of c; FALSE where none has. */
+static gboolean
+copy_like_part (CudaConvCoverage * coverage, const CudaConvPlan * plan,
+    guint c, guint part, const CudaConvPartGeometry * g)
+{
+  const GstVideoFormatInfo *finfo = plan->layout->work_info.finfo;
+
+  for (guint c0 = 0; c0 < c; c0++) {
+    CudaConvPartGeometry g0;
+    const CudaConvSpan *from = &coverage->parts[c0][part];
+
+    if (plan->action[c0] == CUDACONV_ACTION_COPY
+        || !cudaconv_plan_part (plan, c0, part, &g0)
+        || memcmp (&g0, g, sizeof (g0)) != 0
+        || GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c0) !=
+        GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c)
+        || GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c0) !=
+        GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c))
+      continue;
+    ensure ((gpointer *) & coverage->pieces, &coverage->pieces_size,
+        coverage->n_pieces + from->n, sizeof (CudaConvPiece));
+    for (guint k = 0; k < from->n; k++) {
+      CudaConvPiece piece = coverage->pieces[from->first + k];
+      const guint first = piece.first_write;
+
+      ensure ((gpointer *) & coverage->writes, &coverage->writes_size,
+          coverage->n_writes + piece.n_writes, sizeof (GstVideoRectangle));
+      piece.first_write = coverage->n_writes;
+      memcpy (&coverage->writes[coverage->n_writes], &coverage->writes[first],
+          piece.n_writes * sizeof (GstVideoRectangle));
+      coverage->n_writes += piece.n_writes;
+      coverage->pieces[coverage->n_pieces++] = piece;
+    }
+    return TRUE;
+  }
+  return FALSE;
+}
+
 /* The order the regions' filters write in: by the reach their filter
  * reads, then by their first region; a region's group is the index of
  * its filter's first region. Fills order[0..n) with the regions sorted so,
@@ -662,6 +702,11 @@ cudaconv_coverage_build (CudaConvCoverage * coverage,
         && cudaconv_plan_part (plan, c, part, &g); part++) {
       CudaConvSpan *span = &coverage->parts[c][part];
       span->first = coverage->n_pieces;
+      /* 4:2:0's U and V lie alike: the pieces of one are the other's */
+      if (copy_like_part (coverage, plan, c, part, &g)) {
+        span->n = coverage->n_pieces - span->first;
+        continue;
+      }
       for (guint k = 0; k < n;) {
         guint e = k + 1;
         while (e < n && first[order[e]] == first[order[k]])
