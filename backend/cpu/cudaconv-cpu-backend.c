@@ -16,9 +16,17 @@ typedef struct {
   /* frames of the planar twin that word-packed frames are filtered in */
   GstBuffer *work_in, *work_out;
   GstBuffer *finished;          /* the output of the frame in flight */
-  /* the windows of one component part's region pieces, filtered */
-  guint8 *scratch;
-  gsize scratch_size;
+  /* A frame's region windows, put off until every part has named its
+   * own, then filtered as one batch (the pool wakes its threads once a
+   * frame), and the rects copied out of them after: */
+  GArray *windows_from, *windows_to;    /* CcComponent */
+  GPtrArray *window_filters;
+  GArray *copies_from, *copies_to;      /* CcComponent */
+  /* the memory of each part's filtered windows, the frame's n-th request
+   * taking the n-th block, kept between frames */
+  GPtrArray *scratch;
+  GArray *scratch_sizes;        /* gsize */
+  guint scratch_used;
 } CpuBackend;
 
 /* The component whose samples start each pixel of plane p, when all the
@@ -104,8 +112,7 @@ piece_fill (gpointer ctx, const CcComponent * dst, guint value,
  * saturated to the depth or cleared below it, so what the regions keep
  * leaves as it came. */
 static gboolean
-piece_copy (gpointer ctx, const CcComponent * src, const CcComponent * dst,
-    GError ** error)
+copy_rect (const CcComponent * src, const CcComponent * dst, GError ** error)
 {
   const gsize bytes = src->sample;
 
@@ -131,43 +138,103 @@ piece_copy (gpointer ctx, const CcComponent * src, const CcComponent * dst,
   return TRUE;
 }
 
-/* The back end's scratch, grown to bytes when it is smaller */
+/* A rect to copy once the frame's windows are filtered */
+static gboolean
+piece_copy (gpointer ctx, const CcComponent * src, const CcComponent * dst,
+    GError ** error)
+{
+  CpuBackend *cpu = ((PieceContext *) ctx)->cpu;
+
+  g_array_append_val (cpu->copies_from, *src);
+  g_array_append_val (cpu->copies_to, *dst);
+  return TRUE;
+}
+
+/* Memory for a part's windows: the frame's next block, grown to bytes
+ * when it is smaller */
 static gpointer
 piece_scratch (gpointer ctx, gsize bytes, GError ** error)
 {
   CpuBackend *cpu = ((PieceContext *) ctx)->cpu;
+  const guint k = cpu->scratch_used;
+  gsize *size;
 
   bytes = MAX (bytes, 1);
-  if (bytes > cpu->scratch_size) {
-    g_free (cpu->scratch);
-    cpu->scratch = g_try_malloc (bytes);
-    cpu->scratch_size = cpu->scratch ? bytes : 0;
-    if (!cpu->scratch) {
+  if (k == cpu->scratch->len) {
+    const gsize none = 0;
+    g_ptr_array_add (cpu->scratch, NULL);
+    g_array_append_val (cpu->scratch_sizes, none);
+  }
+  size = &g_array_index (cpu->scratch_sizes, gsize, k);
+  if (bytes > *size) {
+    g_free (cpu->scratch->pdata[k]);
+    cpu->scratch->pdata[k] = g_try_malloc (bytes);
+    *size = cpu->scratch->pdata[k] ? bytes : 0;
+    if (!cpu->scratch->pdata[k]) {
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
           "CPU scratch of %" G_GSIZE_FORMAT " bytes for the regions' "
           "windows: %s", bytes, g_strerror (ENOMEM));
       return NULL;
     }
   }
-  return cpu->scratch;
+  cpu->scratch_used++;
+  return cpu->scratch->pdata[k];
 }
 
-/* A part's windows as one batch of the CPU kernels, so that the pool
- * wakes its threads once for all of them rather than once a window */
+/* A part's windows, to be filtered with the frame's others */
 static gboolean
 piece_convolve_windows (gpointer ctx, gint comp, guint n,
     const CcComponent * from, const CcComponent * to,
     const CcFilter * const *filters, GError ** error)
 {
-  const PieceContext *pc = ctx;
-  const int rc = cc_cpu_convolve_batch (from, to, filters, (int) n,
-      pc->border, pc->cpu->n_threads);
+  CpuBackend *cpu = ((PieceContext *) ctx)->cpu;
 
-  return rc == 0 || kernel_failed ("convolution", comp, rc, error);
+  g_array_append_vals (cpu->windows_from, from, n);
+  g_array_append_vals (cpu->windows_to, to, n);
+  for (guint k = 0; k < n; k++)
+    g_ptr_array_add (cpu->window_filters, (gpointer) filters[k]);
+  return TRUE;
 }
 
-/* The CPU kernels read rows at any byte: windows are packed tight. Rects
- * are copied one by one: a copy is a few memcpy calls. */
+/* Forgets what was put off */
+static void
+forget_put_off (CpuBackend * cpu)
+{
+  g_array_set_size (cpu->windows_from, 0);
+  g_array_set_size (cpu->windows_to, 0);
+  g_ptr_array_set_size (cpu->window_filters, 0);
+  g_array_set_size (cpu->copies_from, 0);
+  g_array_set_size (cpu->copies_to, 0);
+  cpu->scratch_used = 0;
+}
+
+/* The frame's windows as one batch of the CPU kernels, then the rects
+ * copied out of them (and, outside, back from the input); what was put
+ * off is forgotten either way. */
+static gboolean
+run_put_off (CpuBackend * cpu, CcBorder border, GError ** error)
+{
+  const guint n = cpu->windows_from->len;
+  gboolean ok = TRUE;
+
+  if (n > 0) {
+    const int rc = cc_cpu_convolve_batch ((CcComponent *)
+        cpu->windows_from->data, (CcComponent *) cpu->windows_to->data,
+        (const CcFilter * const *) cpu->window_filters->pdata, (int) n,
+        border, cpu->n_threads);
+    ok = rc == 0 || kernel_failed ("convolution", -1, rc, error);
+  }
+  for (guint k = 0; ok && k < cpu->copies_from->len; k++)
+    ok = copy_rect (&g_array_index (cpu->copies_from, CcComponent, k),
+        &g_array_index (cpu->copies_to, CcComponent, k), error);
+  forget_put_off (cpu);
+  return ok;
+}
+
+/* The CPU kernels read rows at any byte: windows are packed tight. The
+ * windows and the rects' copies are put off to the frame's end
+ * (run_put_off), the whole parts' filters and the fills are not: outside,
+ * a part's rects are copied back from the input, which no filter writes. */
 static const CudaConvPieceOps cpu_piece_ops = {
   piece_convolve, piece_fill, piece_copy, piece_scratch, 1,
   piece_convolve_windows, NULL
@@ -253,11 +320,13 @@ process (CpuBackend * cpu, const CudaConvJob * job, GstVideoFrame * in,
       const gint c = leader >= 0 ? leader : pl->components[i];
 
       if (!process_component (cpu, job, c, leader >= 0, src, src_pitch, dst,
-              dst_pitch, error))
+              dst_pitch, error)) {
+        forget_put_off (cpu);
         return FALSE;
+      }
     }
   }
-  return TRUE;
+  return run_put_off (cpu, job->border, error);
 }
 
 /* A word-packed frame: unpacked into work_in, filtered into work_out,
@@ -417,7 +486,13 @@ cpu_close (CudaConvBackend * backend)
   gst_clear_buffer (&cpu->work_in);
   gst_clear_buffer (&cpu->work_out);
   g_free (cpu->description);
-  g_free (cpu->scratch);
+  g_array_unref (cpu->windows_from);
+  g_array_unref (cpu->windows_to);
+  g_ptr_array_unref (cpu->window_filters);
+  g_array_unref (cpu->copies_from);
+  g_array_unref (cpu->copies_to);
+  g_ptr_array_unref (cpu->scratch);
+  g_array_unref (cpu->scratch_sizes);
   g_free (cpu);
 }
 
@@ -437,5 +512,12 @@ cudaconv_cpu_backend_new (gint n_threads)
   cpu->parent.max_in_flight = 1;
   cpu->n_threads = n_threads;
   cpu->description = g_strdup_printf ("%d CPU threads", n_threads);
+  cpu->windows_from = g_array_new (FALSE, FALSE, sizeof (CcComponent));
+  cpu->windows_to = g_array_new (FALSE, FALSE, sizeof (CcComponent));
+  cpu->window_filters = g_ptr_array_new ();
+  cpu->copies_from = g_array_new (FALSE, FALSE, sizeof (CcComponent));
+  cpu->copies_to = g_array_new (FALSE, FALSE, sizeof (CcComponent));
+  cpu->scratch = g_ptr_array_new_with_free_func (g_free);
+  cpu->scratch_sizes = g_array_new (FALSE, FALSE, sizeof (gsize));
   return &cpu->parent;
 }
