@@ -100,8 +100,11 @@ buffer_with_meta (gsize size, GstVideoFormat format, guint width,
  * it (picture_in_larger_buffer): a video meta of the buffer's size and a
  * crop meta of the caps' size at (cx, cy). The output must be the frame that the same picture copied
  * out on its own gives (what upstream sends when crop metas are refused),
- * with no crop meta left. Packed 4:2:2 takes even cx, v210 multiples of 6
- * (their pixel groups); 4:2:0 chroma starts at cy / 2 rounded down. */
+ * with no crop meta left: the same samples on the CPU back end, within 1
+ * on the CUDA one, whose strategy timed for the picture in its larger rows
+ * may pick another family than for the copied one. Packed 4:2:2 takes even
+ * cx, v210 multiples of 6 (their pixel groups); 4:2:0 chroma starts at
+ * cy / 2 rounded down. */
 static void
 check_crop_picture (const gchar * format, gint width, gint height,
     gint buffer_width, gint buffer_height, gint cx, gint cy)
@@ -141,15 +144,25 @@ check_crop_picture (const gchar * format, gint width, gint height,
     unpacked_clear (&ua);
     unpacked_clear (&ub);
   } else {
+#ifdef ELEMENT_CUDA
+    const guint tolerance = 1;
+#else
+    const guint tolerance = 0;
+#endif
     for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
       const RefImage a = component_image (&fa, c);
       const RefImage b = component_image (&fb, c);
       for (gint y = 0; y < a.height; y++)
-        for (gint x = 0; x < a.width; x++)
-          if (sample (&a, x, y) != sample (&b, x, y))
+        for (gint x = 0; x < a.width; x++) {
+          const guint ra = sample (&a, x, y), rb = sample (&b, x, y);
+          const guint va = ra >> a.shift, vb = rb >> b.shift;
+          /* the bits below the value as they are */
+          if ((va > vb ? va - vb : vb - va) > tolerance
+              || ((ra ^ rb) & ((1u << a.shift) - 1)))
             fail ("%s crop at %d,%d: component %u at %d,%d is 0x%x, the "
                 "copied picture gave 0x%x", caps, cx, cy, c, x, y,
                 sample (&b, x, y), sample (&a, x, y));
+        }
     }
   }
   gst_video_frame_unmap (&fa);
