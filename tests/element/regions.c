@@ -217,19 +217,27 @@ push_and_check (GstHarness * h, const GstVideoInfo * info, GstBuffer * in,
   pushed_release (&p);
 }
 
+/* Fails with "what: change" unless buffer holds the bytes of copy */
+static void
+expect_same_bytes (GstBuffer * buffer, GstBuffer * copy, const gchar * what,
+    const gchar * change)
+{
+  GstMapInfo a, b;
+
+  fail_unless (gst_buffer_map (buffer, &a, GST_MAP_READ));
+  fail_unless (gst_buffer_map (copy, &b, GST_MAP_READ));
+  fail_unless (a.size == b.size && memcmp (a.data, b.data, a.size) == 0,
+      "%s: %s", what, change);
+  gst_buffer_unmap (buffer, &a);
+  gst_buffer_unmap (copy, &b);
+}
+
 /* A buffer the element was given but not to write holds what a copy made
  * before holds */
 static void
 expect_unwritten (GstBuffer * in, GstBuffer * before, const gchar * what)
 {
-  GstMapInfo a, b;
-
-  fail_unless (gst_buffer_map (in, &a, GST_MAP_READ));
-  fail_unless (gst_buffer_map (before, &b, GST_MAP_READ));
-  fail_unless (a.size == b.size && memcmp (a.data, b.data, a.size) == 0,
-      "%s: the input buffer was written", what);
-  gst_buffer_unmap (in, &a);
-  gst_buffer_unmap (before, &b);
+  expect_same_bytes (in, before, what, "the input buffer was written");
 }
 
 static void
@@ -513,16 +521,10 @@ expect_same_buffer (GstHarness * h, const GstVideoInfo * info,
 {
   GstBuffer *in = frame_with_rois (info, NULL, 0);
   GstBuffer *copy = gst_buffer_copy_deep (in), *out;
-  GstMapInfo a, b;
 
   out = gst_harness_push_and_pull (h, in);
   fail_unless (out == in, "%s: another buffer came out", what);
-  fail_unless (gst_buffer_map (out, &a, GST_MAP_READ));
-  fail_unless (gst_buffer_map (copy, &b, GST_MAP_READ));
-  fail_unless (a.size == b.size && memcmp (a.data, b.data, a.size) == 0,
-      "%s: the frame changed", what);
-  gst_buffer_unmap (out, &a);
-  gst_buffer_unmap (copy, &b);
+  expect_same_bytes (out, copy, what, "the frame changed");
   gst_buffer_unref (out);
   gst_buffer_unref (copy);
 }
