@@ -552,7 +552,7 @@ gst_cudaconv_settings_install (GObjectClass * gobject_class)
   g_object_class_install_property (gobject_class, PROP_REGION_BOXES,
       g_param_spec_string ("region-boxes", "Region boxes",
           "Fixed regions in pixels of the frame, \"x,y,width,height\" "
-          "separated by ';' (at most 64), with the metas' or alone; boxes "
+          "separated by ';' (at most 1024), with the metas' or alone; boxes "
           "partly outside the frame are clipped",
           NULL, LIVE_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_REGION_MARGIN,
