@@ -164,33 +164,33 @@ area (gint x0, gint y0, gint x1, gint y1)
   return (gint64) (x1 - x0) * (y1 - y0);
 }
 
-/* qsort has no context argument: the items the comparisons below read,
- * set before each sort (the coverage is built on one thread at a time:
- * the streaming thread's) */
-static const Item *sort_items;
+/* An index to sort, by key, then tie, then itself. qsort takes no
+ * context, and elements on several streaming threads build coverages at
+ * once: the keys travel with the indexes rather than in a static. */
+typedef struct {
+  gint key, tie;
+  guint index;
+} SortKey;
 
 static int
-compare_keys (gint p, gint q, guint i, guint j)
+by_sort_key (const void *a, const void *b)
 {
-  if (p != q)
-    return p < q ? -1 : 1;
-  return (i > j) - (i < j);
+  const SortKey *p = a, *q = b;
+
+  if (p->key != q->key)
+    return p->key < q->key ? -1 : 1;
+  if (p->tie != q->tie)
+    return p->tie < q->tie ? -1 : 1;
+  return (p->index > q->index) - (p->index < q->index);
 }
 
-static int
-by_x0 (const void *a, const void *b)
+/* Sorts keys[0..n) and writes their indexes in that order to order */
+static void
+sort_indexes (SortKey * keys, guint n, guint * order)
 {
-  const guint i = *(const guint *) a, j = *(const guint *) b;
-
-  return compare_keys (sort_items[i].x0, sort_items[j].x0, i, j);
-}
-
-static int
-by_cluster_window_x0 (const void *a, const void *b)
-{
-  const guint i = *(const guint *) a, j = *(const guint *) b;
-
-  return compare_keys (sort_items[i].cwx0, sort_items[j].cwx0, i, j);
+  qsort (keys, n, sizeof (SortKey), by_sort_key);
+  for (guint i = 0; i < n; i++)
+    order[i] = keys[i].index;
 }
 
 /* Joins every two items whose rects overlap: a sweep over the rects in
@@ -199,12 +199,14 @@ by_cluster_window_x0 (const void *a, const void *b)
 static void
 join_overlapping_rects (Item * items, guint n, guint * order, guint * open)
 {
+  SortKey *keys = g_new (SortKey, MAX (n, 1));
   guint n_open = 0;
 
   for (guint i = 0; i < n; i++)
-    order[i] = i;
-  sort_items = items;
-  qsort (order, n, sizeof (guint), by_x0);
+    keys[i] = (SortKey) {
+    items[i].x0, 0, i};
+  sort_indexes (keys, n, order);
+  g_free (keys);
   for (guint k = 0; k < n; k++) {
     const Item *it = &items[order[k]];
     guint kept = 0;
@@ -228,6 +230,7 @@ join_overlapping_rects (Item * items, guint n, guint * order, guint * open)
 static void
 join_paying_windows (Item * items, guint n, guint * order)
 {
+  SortKey *keys = g_new (SortKey, MAX (n, 1));
   gboolean joined = TRUE;
 
   while (joined) {
@@ -236,9 +239,9 @@ join_paying_windows (Item * items, guint n, guint * order)
     joined = FALSE;
     for (guint i = 0; i < n; i++)
       if (find (items, i) == i)
-        order[m++] = i;
-    sort_items = items;
-    qsort (order, m, sizeof (guint), by_cluster_window_x0);
+        keys[m++] = (SortKey) {
+        items[i].cwx0, 0, i};
+    sort_indexes (keys, m, order);
     for (guint a = 0; a < m; a++) {
       for (guint b = a + 1; b < m; b++) {
         const Item *p = &items[order[a]], *q = &items[order[b]];
@@ -259,6 +262,7 @@ join_paying_windows (Item * items, guint n, guint * order)
       }
     }
   }
+  g_free (keys);
 }
 
 static int
@@ -267,16 +271,6 @@ compare_int (const void *a, const void *b)
   const gint p = *(const gint *) a, q = *(const gint *) b;
 
   return (p > q) - (p < q);
-}
-
-static const GstVideoRectangle *sort_rects;
-
-static int
-by_top (const void *a, const void *b)
-{
-  const guint i = *(const guint *) a, j = *(const guint *) b;
-
-  return compare_keys (sort_rects[i].y, sort_rects[j].y, i, j);
 }
 
 /* Appends the union of rects[0..m) to the writes as disjoint rects: bands
@@ -292,16 +286,18 @@ add_union_writes (CudaConvCoverage * coverage, const GstVideoRectangle * rects,
   gint *runs = g_new (gint, 4 * m), *prev = runs + 2 * m;
   guint *open = g_new (guint, 2 * m), *open_next = open + m;
   guint *order = g_new (guint, 2 * m), *active = order + m;
+  SortKey *keys = g_new (SortKey, m);
   guint n_ys = 0, n_prev = 0, n_active = 0, next = 0;
 
   for (guint i = 0; i < m; i++) {
     ys[n_ys++] = rects[i].y;
     ys[n_ys++] = rects[i].y + rects[i].h;
-    order[i] = i;
+    keys[i] = (SortKey) {
+    rects[i].y, 0, i};
   }
   qsort (ys, n_ys, sizeof (gint), compare_int);
-  sort_rects = rects;
-  qsort (order, m, sizeof (guint), by_top);
+  sort_indexes (keys, m, order);
+  g_free (keys);
   for (guint b = 0; b + 1 < n_ys; b++) {
     const gint y0 = ys[b], y1 = ys[b + 1];
     guint n_runs = 0, p = 0, kept = 0;
@@ -586,30 +582,6 @@ copy_like_part (CudaConvCoverage * coverage, const CudaConvPlan * plan,
   return FALSE;
 }
 
-/* The order the regions' filters write in: by the reach their filter
- * reads, then by their first region; a region's group is the index of
- * its filter's first region. Fills order[0..n) with the regions sorted so,
- * a group's regions together in the regions' order. */
-static const Reach *sort_reach;
-static const guint *sort_first;
-
-static int
-by_group (const void *a, const void *b)
-{
-  const guint i = *(const guint *) a, j = *(const guint *) b;
-  const guint gi = sort_first[i], gj = sort_first[j];
-  const gint ri = sort_reach[gi].block ? sort_reach[gi].block :
-      sort_reach[gi].reach;
-  const gint rj = sort_reach[gj].block ? sort_reach[gj].block :
-      sort_reach[gj].reach;
-
-  if (ri != rj)
-    return ri < rj ? -1 : 1;
-  if (gi != gj)
-    return gi < gj ? -1 : 1;
-  return (i > j) - (i < j);
-}
-
 /* What a filter reads around a write, as the coverage takes it */
 static gint
 filter_reach (const CcFilter * f)
@@ -664,11 +636,13 @@ cudaconv_coverage_build (CudaConvCoverage * coverage,
   const guint n_comps = GST_VIDEO_INFO_N_COMPONENTS (&layout->work_info);
   const guint n = MIN (regions->n, CUDACONV_MAX_REGIONS);
   Reach *reach;
+  SortKey *keys;
   guint *first, *order;
 
   if (built_from (coverage, plan, regions, filters, border, n))
     return;
   reach = g_new (Reach, MAX (n, 1));
+  keys = g_new (SortKey, MAX (n, 1));
   first = g_new (guint, 2 * MAX (n, 1));
   order = first + n;
   coverage->n_regions = n;
@@ -687,11 +661,17 @@ cudaconv_coverage_build (CudaConvCoverage * coverage,
         first[k] = first[j];
         break;
       }
-    order[k] = k;
   }
-  sort_reach = reach;
-  sort_first = first;
-  qsort (order, n, sizeof (guint), by_group);
+  /* the order the filters write in: by the reach their filter reads (or
+   * the block side), then by their first region, so that a filter's
+   * regions lie together in the regions' order */
+  for (guint k = 0; k < n; k++) {
+    const Reach *r = &reach[first[k]];
+    keys[k] = (SortKey) {
+    r->block ? r->block : r->reach, (gint) first[k], k};
+  }
+  sort_indexes (keys, n, order);
+  g_free (keys);
 
   for (guint c = 0; c < n_comps; c++) {
     CudaConvPartGeometry g;
