@@ -29,20 +29,6 @@ scratch_pitch (const CcComponent * like, const GstVideoRectangle * window,
   return (bytes + align - 1) / align * align;
 }
 
-/* The n rects from[k] into to[k]: in one call where the back end takes
- * them so, else one by one. */
-static gboolean
-copy_rects (const CudaConvPieceOps * ops, gpointer ctx, guint n,
-    const CcComponent * from, const CcComponent * to, GError ** error)
-{
-  if (ops->copy_rects)
-    return n == 0 || ops->copy_rects (ctx, n, from, to, error);
-  for (guint k = 0; k < n; k++)
-    if (!ops->copy (ctx, &from[k], &to[k], error))
-      return FALSE;
-  return TRUE;
-}
-
 /* The number of writes of n pieces */
 static guint
 count_writes (const CudaConvPiece * pieces, guint n)
@@ -84,7 +70,7 @@ run_outside (const CudaConvPieceOps * ops, gpointer ctx,
         from[m] = cudaconv_component_sub (s, rect);
         to[m] = cudaconv_component_sub (d, rect);
       }
-    ok = copy_rects (ops, ctx, writes, from, to, error);
+    ok = writes == 0 || ops->copy (ctx, writes, from, to, error);
     g_free (from);
     return ok;
   }
@@ -191,7 +177,7 @@ cudaconv_pieces_run (const CudaConvPieceOps * ops, gpointer ctx,
         to[m] = cudaconv_component_sub (d, rect);
       }
     }
-    ok = copy_rects (ops, ctx, writes, from, to, error);
+    ok = writes == 0 || ops->copy (ctx, writes, from, to, error);
     g_free (from);
     return ok;
   }

@@ -23,10 +23,10 @@ typedef struct {
   /* Sets every sample of dst to value (raw, as stored) */
   gboolean (*fill) (gpointer ctx, const CcComponent * dst, guint value,
       GError ** error);
-  /* Copies src's samples into dst's as they are, bits beyond the depth
-   * included */
-  gboolean (*copy) (gpointer ctx, const CcComponent * src,
-      const CcComponent * dst, GError ** error);
+  /* Copies the samples of the n rects from[k] into to[k] as they are,
+   * bits beyond the depth included: a part's rects in one call */
+  gboolean (*copy) (gpointer ctx, guint n, const CcComponent * from,
+      const CcComponent * to, GError ** error);
   /* Memory for bytes of filtered windows, which convolve and copy reach,
    * kept until the next call; NULL (error set) when there is none. */
   gpointer (*scratch) (gpointer ctx, gsize bytes, GError ** error);
@@ -39,11 +39,6 @@ typedef struct {
   gboolean (*convolve_windows) (gpointer ctx, gint comp, guint n,
       const CcComponent * from, const CcComponent * to,
       const CcFilter * const *filters, GError ** error);
-  /* Where not NULL: copies the n rects from[k] into to[k] at once (what
-   * copy would do to each, as one piece of work); else copy runs for
-   * each. */
-  gboolean (*copy_rects) (gpointer ctx, guint n, const CcComponent * from,
-      const CcComponent * to, GError ** error);
 } CudaConvPieceOps;
 
 /* Filters (or fills) part number part of component comp, s into d, as the

@@ -748,29 +748,23 @@ rec_fill (gpointer ctx, const CcComponent * dst, guint value, GError ** error)
   return TRUE;
 }
 
+/* a part's rects at once, as the routine hands them */
 static gboolean
-rec_copy (gpointer ctx, const CcComponent * src, const CcComponent * dst,
-    GError ** error)
-{
-  ((Recorder *) ctx)->copies++;
-  g_assert_cmpint (src->width, ==, dst->width);
-  g_assert_cmpint (src->height, ==, dst->height);
-  for (gint y = 0; y < src->height; y++)
-    for (gint x = 0; x < src->width; x++)
-      ((guint8 *) dst->data)[y * dst->pitch + x * dst->pixel_stride] =
-          ((guint8 *) src->data)[y * src->pitch + x * src->pixel_stride];
-  return TRUE;
-}
-
-/* the rects at once, as the CUDA back end takes them */
-static gboolean
-rec_copy_rects (gpointer ctx, guint n, const CcComponent * from,
+rec_copy (gpointer ctx, guint n, const CcComponent * from,
     const CcComponent * to, GError ** error)
 {
   ((Recorder *) ctx)->copy_batches++;
-  for (guint k = 0; k < n; k++)
-    if (!rec_copy (ctx, &from[k], &to[k], error))
-      return FALSE;
+  for (guint k = 0; k < n; k++) {
+    const CcComponent *src = &from[k], *dst = &to[k];
+
+    ((Recorder *) ctx)->copies++;
+    g_assert_cmpint (src->width, ==, dst->width);
+    g_assert_cmpint (src->height, ==, dst->height);
+    for (gint y = 0; y < src->height; y++)
+      for (gint x = 0; x < src->width; x++)
+        ((guint8 *) dst->data)[y * dst->pitch + x * dst->pixel_stride] =
+            ((guint8 *) src->data)[y * src->pitch + x * src->pixel_stride];
+  }
   return TRUE;
 }
 
@@ -822,7 +816,7 @@ test_pieces (void)
     const gboolean fill = variants[v].fill;
     const gboolean in_place = variants[v].in_place;
     static const CudaConvPieceOps base = { rec_convolve, rec_fill, rec_copy,
-      rec_scratch, 16, NULL, NULL
+      rec_scratch, 16, NULL
     };
     CudaConvPieceOps ops = base;
     Recorder rec = { 0 };
@@ -847,10 +841,8 @@ test_pieces (void)
     cudaconv_coverage_build (cov, &f->plan, &f->regions, f->filter_list,
         f->border);
     rec.align = ops.row_align = variants[v].align;
-    if (variants[v].batched) {
+    if (variants[v].batched)
       ops.convolve_windows = rec_convolve_windows;
-      ops.copy_rects = rec_copy_rects;
-    }
     job.filter = &whole_filter;
     job.border = f->border;
     job.plan = &f->plan;
@@ -865,9 +857,8 @@ test_pieces (void)
             NULL));
 
     g_assert_false (rec.copied_before_filter);
-    /* batched, a part's rects are copied in one call */
-    g_assert_cmpuint (rec.copy_batches, ==, variants[v].batched
-        && rec.copies > 0 ? 1 : 0);
+    /* a part's rects are copied in one call */
+    g_assert_cmpuint (rec.copy_batches, ==, rec.copies > 0 ? 1 : 0);
     if (outside) {
       g_assert_cmpuint (rec.wholes, ==, fill ? 0 : 1);
       g_assert_cmpuint (rec.convolves, ==, fill ? 0 : 1);

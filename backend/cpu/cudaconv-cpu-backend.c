@@ -138,15 +138,15 @@ copy_rect (const CcComponent * src, const CcComponent * dst, GError ** error)
   return TRUE;
 }
 
-/* A rect to copy once the frame's windows are filtered */
+/* Rects to copy once the frame's windows are filtered */
 static gboolean
-piece_copy (gpointer ctx, const CcComponent * src, const CcComponent * dst,
-    GError ** error)
+piece_copy (gpointer ctx, guint n, const CcComponent * from,
+    const CcComponent * to, GError ** error)
 {
   CpuBackend *cpu = ((PieceContext *) ctx)->cpu;
 
-  g_array_append_val (cpu->copies_from, *src);
-  g_array_append_val (cpu->copies_to, *dst);
+  g_array_append_vals (cpu->copies_from, from, n);
+  g_array_append_vals (cpu->copies_to, to, n);
   return TRUE;
 }
 
@@ -237,7 +237,7 @@ run_put_off (CpuBackend * cpu, CcBorder border, GError ** error)
  * a part's rects are copied back from the input, which no filter writes. */
 static const CudaConvPieceOps cpu_piece_ops = {
   piece_convolve, piece_fill, piece_copy, piece_scratch, 1,
-  piece_convolve_windows, NULL
+  piece_convolve_windows
 };
 
 /* Filters (or fills) component c of one plane in each of its parts; with

@@ -36,19 +36,9 @@ piece_fill (gpointer ctx, const CcComponent * dst, guint value,
           ((PieceContext *) ctx)->slot->stream), error);
 }
 
-static gboolean
-piece_copy (gpointer ctx, const CcComponent * src, const CcComponent * dst,
-    GError ** error)
-{
-  const CcPatch patch = { *src, 0, 0, src->width, src->height, *dst };
-
-  return CUDACONV_CHECK (cc_cuda_copy_patches (&patch, 1, CC_BORDER_CLAMP,
-          CC_PATCH_WIDE_DST, ((PieceContext *) ctx)->slot->stream), error);
-}
-
 /* The rects in launches of CC_MAX_PATCHES */
 static gboolean
-piece_copy_rects (gpointer ctx, guint n, const CcComponent * from,
+piece_copy (gpointer ctx, guint n, const CcComponent * from,
     const CcComponent * to, GError ** error)
 {
   CcPatch *patches = g_new (CcPatch, MIN (n, CC_MAX_PATCHES));
@@ -81,8 +71,7 @@ piece_scratch (gpointer ctx, gsize bytes, GError ** error)
 /* 16-byte rows keep the windows' rows aligned for the vector paths; the
  * windows go one by one, each a launch on the slot's stream */
 static const CudaConvPieceOps piece_ops = {
-  piece_convolve, piece_fill, piece_copy, piece_scratch, 16, NULL,
-  piece_copy_rects
+  piece_convolve, piece_fill, piece_copy, piece_scratch, 16, NULL
 };
 
 /* Filters (or fills) every component of plane p that the plan processes,
