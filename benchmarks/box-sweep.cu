@@ -1,13 +1,12 @@
 /* cudaconv-box-sweep: the box families' kernels timed on their own under
- * several policies (box-lines.cuh's BoxLineTuning and box-running-sum.cuh's
- * BoxTuning, and variants of them), on one plane of 8 and of 16 bits,
- * against a cudaMemcpy2D plane copy: which design and tiling fills the GPU
- * best at each radius. Each variant's output is checked against the
- * box-running-sum family's (the sums are exact: equal bytes). CUDA events,
- * launches queued behind a busy kernel, median of RUNS samples of BATCH
- * launches.
- *   cudaconv-box-sweep [WIDTHxHEIGHT [RADIUS...]] (default 3840x2160, radii
- *   2 and 127) */
+ * several policies (box-lines.cuh's BoxLineTuning, box-running-sum.cuh's
+ * BoxTuning and box-strip.cuh's BoxStripTuning, and variants of them), on one
+ * plane of 8 and of 16 bits, against a cudaMemcpy2D plane copy: which design
+ * and tiling fills the GPU best at each radius. Each variant's output is
+ * checked against the box-running-sum family's (the sums are exact: equal
+ * bytes). CUDA events, launches queued behind a busy kernel, median of RUNS
+ * samples of BATCH launches. cudaconv-box-sweep [WIDTHxHEIGHT [RADIUS...]]
+ * (default 3840x2160, radii 2 and 127) */
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "box-lines.cuh"
+#include "box-strip.cuh"
 #include "box-running-sum.cuh"
 
 #define RUNS 21
@@ -25,6 +25,12 @@ template <int I, int L, int W, int B> struct Lines : BoxLineTuning {
   static constexpr int LINES = L;
   static constexpr int WARPS = W;
   static constexpr int BLOCKS = B;
+};
+
+template <int A, int ROWS, int SM_WARPS> struct Strip : BoxStripTuning {
+  static constexpr int AHEAD = A;
+  static constexpr int MAX_ROWS = ROWS;
+  static constexpr int MIN_SM_WARPS = SM_WARPS;
 };
 
 __global__ void
@@ -122,6 +128,17 @@ row (const char *name, Plane &p, const CcFilter &f, double copy_ms)
       same_output (p) ? "exact" : "DIFFERS");
 }
 
+/* One box-strip policy (one pass), as a row of the table */
+template <typename P, typename T> static void
+strip_row (const char *name, Plane &p, const CcFilter &f, double copy_ms)
+{
+  const Launch l = launch_of (p, f, p.out);
+  cudaMemset (p.out, 0, p.pitch * p.height);
+  const double both = time_ms ([&] { box_strip_launch<P, T> (l); });
+  printf ("  %-26s one pass %8.4f ms  %5.2fx copy  %s\n", name, both,
+      both / copy_ms, same_output (p) ? "exact" : "DIFFERS");
+}
+
 /* One box-lines policy's passes, both, and both with the scaling in
  * double, as a row of the table */
 template <typename P, typename T, typename H> static void
@@ -176,12 +193,18 @@ sweep (int width, int height, int radius)
   });
   printf ("%dx%d %d-bit, box r%d: plane copy %.4f ms\n", width, height,
       8 * (int) sizeof (T), radius, copy_ms);
-  lines_row<BoxLineTuning, T, H> ("box-lines (BoxLineTuning)", p, f,
-      copy_ms);
+  lines_row<BoxLineTuning, T, H> ("box-lines (BoxLineTuning)", p, f, copy_ms);
   lines_row<Lines<16, 16, 16, 2>, T, H> ("lines, 16 warps", p, f, copy_ms);
   lines_row<Lines<16, 16, 8, 3>, T, H> ("lines, 3 blocks", p, f, copy_ms);
   lines_row<Lines<16, 32, 8, 2>, T, H> ("lines, 32 lines", p, f, copy_ms);
   row<BoxTuning, T, H> ("running sums (BoxTuning)", p, f, copy_ms);
+  if (radius >= 1 && radius <= BOX_STRIP_MAX_RADIUS) {
+    strip_row<BoxStripTuning, T> ("box-strip (BoxStripTuning)", p, f, copy_ms);
+    strip_row<Strip<2, 64, 32>, T> ("strip, 2 rows ahead", p, f, copy_ms);
+    strip_row<Strip<8, 64, 32>, T> ("strip, 8 rows ahead", p, f, copy_ms);
+    strip_row<Strip<4, 64, 32>, T> ("strip, 32 warps an SM", p, f, copy_ms);
+    strip_row<Strip<4, 64, 128>, T> ("strip, 128 warps an SM", p, f, copy_ms);
+  }
   cudaFree (p.in);
   cudaFree (p.out);
   cudaFree (p.ref);

@@ -93,7 +93,10 @@ static constexpr Family catalogue[] = {
       launch_separable_wide_mma, separable_wide_mma_workspace },
   { CC_FAMILY_SEPARABLE_WIDE, "separable-wide", CC_SHAPE_WIDE, WIDE_RADII,
       any_plane, any_plane, launch_separable_wide, separable_wide_workspace },
-  /* the box: line passes from the radius where they beat running sums */
+  /* the box: one pass at small radii, then line passes from the radius
+   * where they beat running sums */
+  { CC_FAMILY_BOX_STRIP, "box-strip", CC_SHAPE_BOX, BOX_STRIP_RADII,
+      any_plane, box_strip_pays, launch_box_strip, no_workspace },
   { CC_FAMILY_BOX_LINES, "box-lines", CC_SHAPE_BOX, WIDE_RADII, any_plane,
       box_lines_pays, launch_box_lines, box_workspace },
   { CC_FAMILY_BOX_RUNNING_SUM, "box-running-sum", CC_SHAPE_BOX, WIDE_RADII,

@@ -45,6 +45,8 @@ cudaError_t launch_separable_wide_mma (const Launch &l);
 size_t separable_wide_mma_workspace (const Launch &l);
 cudaError_t launch_separable_wide (const Launch &l);
 size_t separable_wide_workspace (const Launch &l);
+bool box_strip_pays (const Launch &l);
+cudaError_t launch_box_strip (const Launch &l);
 bool box_lines_pays (const Launch &l);
 cudaError_t launch_box_lines (const Launch &l);
 cudaError_t launch_box_running_sum (const Launch &l);

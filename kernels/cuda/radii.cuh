@@ -55,6 +55,12 @@ constexpr int WIDE_MMA_MIN_RADIUS = CC_MAX_RADIUS + 1;
 inline constexpr FamilyRadii WIDE_MMA_RADII = { WIDE_MMA_MIN_RADIUS,
   CC_MAX_WIDE_RADIUS, WIDE_MMA_MIN_RADIUS, CC_MAX_WIDE_RADIUS };
 
+/* box-strip: a ring of 2r + 1 rows in registers and r columns either side
+ * from two neighbouring lanes (BoxStripShape) */
+constexpr int BOX_STRIP_MAX_RADIUS = 8;
+inline constexpr FamilyRadii BOX_STRIP_RADII = { 1, BOX_STRIP_MAX_RADIUS, 1,
+  BOX_STRIP_MAX_RADIUS };
+
 /* separable-wide, box-running-sum, block-mean: a runtime radius, every
  * radius of the wide shapes */
 inline constexpr FamilyRadii WIDE_RADII = { 0, CC_MAX_WIDE_RADIUS, 0,

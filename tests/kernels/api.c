@@ -197,9 +197,20 @@ test_selector (void)
         CC_FAMILY_SEPARABLE_WIDE, CC_SHAPE_WIDE},
     {CC_STRATEGY_AUTO, 1, 63, 0, 32, 32, 0,
         CC_FAMILY_SEPARABLE_WIDE, CC_SHAPE_WIDE},
-    /* the box: line passes from the radius where they pay (r24 on 8-bit
-     * samples, r96 on 16-bit ones), running sums below */
+    /* the box: one pass up to r4, and up to r8 on planes whose warps
+     * fill the GPU; line passes from the radius where they pay (r24 on
+     * 8-bit samples, r96 on 16-bit ones), running sums between */
     {CC_STRATEGY_TILED_HALO, 1, 2, 0, 1920, 1080, 0,
+        CC_FAMILY_BOX_STRIP, CC_SHAPE_BOX},
+    {CC_STRATEGY_AUTO, 2, 4, 0, 1920, 1080, 0,
+        CC_FAMILY_BOX_STRIP, CC_SHAPE_BOX},
+    {CC_STRATEGY_AUTO, 2, 8, 0, 7680, 4320, 0,
+        CC_FAMILY_BOX_STRIP, CC_SHAPE_BOX},
+    {CC_STRATEGY_AUTO, 1, 8, 0, 1920, 1080, 0,
+        CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
+    {CC_STRATEGY_AUTO, 1, 0, 0, 1920, 1080, 0,
+        CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
+    {CC_STRATEGY_AUTO, 1, 9, 0, 7680, 4320, 0,
         CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
     {CC_STRATEGY_AUTO, 1, 23, 0, 1920, 1080, 0,
         CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
@@ -314,8 +325,9 @@ test_invalid_arguments (void)
 #ifdef KERNELS_CUDA
   CcFilter box_ok = ok;
   box_ok.shape = CC_SHAPE_BOX;
-  box_ok.radius = 2;
-  box_ok.scale = 1.0 / 25.0;
+  /* past box-strip's radii, where the box needs a workspace */
+  box_ok.radius = 9;
+  box_ok.scale = 1.0 / 361.0;
   unsigned char *d;
   if (cudaMalloc ((void **) &d, 128) != cudaSuccess)
     return;

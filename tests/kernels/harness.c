@@ -25,6 +25,7 @@ const Variant variants[] = {
   {"separable-tile-fp32", CC_FAMILY_SEPARABLE_TILE_FP32, 1},
   {"separable-wide-mma", CC_FAMILY_SEPARABLE_WIDE_MMA, 0},
   {"separable-wide", CC_FAMILY_SEPARABLE_WIDE, 0},
+  {"box-strip", CC_FAMILY_BOX_STRIP, 0},
   {"box-lines", CC_FAMILY_BOX_LINES, 0},
   {"box-running-sum", CC_FAMILY_BOX_RUNNING_SUM, 0},
   {"block-mean", CC_FAMILY_BLOCK_MEAN, 0},
@@ -431,9 +432,10 @@ const int radii_2d[] = { 1, 2, 3, 4, 7, 15, 0 };
 const int radii_separable[] = { 1, 2, 3, 4, 5, 7, 8, 15, 0 };
 /* The wide shapes' radii: factor lengths past the taps' 15 to the
  * largest, either side of a power of two; box and blocks also at the
- * smallest, where their sums are a few samples */
+ * smallest, where their sums are a few samples (4 and 5 either side of
+ * box-strip's one lane of halo, 8 its largest) */
 const int radii_wide[] = { 16, 17, 31, 63, 64, 127, -1 };
-const int radii_sums[] = { 0, 1, 2, 15, 16, 17, 31, 63, 64, 127, -1 };
+const int radii_sums[] = { 0, 1, 2, 4, 5, 8, 15, 16, 17, 31, 63, 64, 127, -1 };
 
 #ifdef KERNELS_CUDA
 /* Every family ran, and passed, at each of its radii among those the
