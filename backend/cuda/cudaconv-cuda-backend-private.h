@@ -76,9 +76,9 @@ typedef struct {
   gboolean foreign_in;
   gboolean in_place;            /* the job's: the output is the input */
   /* inside the regions, the windows of each component part gathered into
-   * a stack, filtered in one launch and the rects scattered back, where
-   * the frames are (the regions mapped path; on the planes path, frames
-   * in device memory of the context) */
+   * a stack, filtered in one launch and the rects scattered back: where
+   * the frames are on the regions mapped path, in the device planes on
+   * the planes path */
   gboolean stacks;
   /* the output comes back through staging_out, put in place at finish */
   gboolean out_staged;
@@ -236,6 +236,10 @@ gboolean cudaconv_cuda_run_component (CudaBackend * cuda, FrameSlot * slot,
     gint comp, const CcComponent * src, const CcComponent * dst,
     const CcFilter * filter, CcBorder border, gboolean whole,
     GError ** error);
+/* Records that component comp ran the family that component like ran (a
+ * stack filtered with another's, in one launch), for the bus report */
+void cudaconv_cuda_strategy_same_family (CudaBackend * cuda, gint comp,
+    gint like);
 /* Whether some whole part of the slot's frame would be timed first: a
  * frame that records a graph cannot wait for the device. */
 gboolean cudaconv_cuda_strategy_untimed (CudaBackend * cuda,

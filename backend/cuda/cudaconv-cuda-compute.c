@@ -225,37 +225,67 @@ compute_planes (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
  * by the reach on all sides (what lies beyond the part made up by the
  * border policy as it is gathered), stacked one under the other, so that
  * one filter launch covers them all. A rect's outputs read only its own
- * window, so the neighbours in the stack change nothing it keeps. */
+ * window, so the neighbours in the stack change nothing it keeps; and so
+ * the stacks of parts whose samples and reach are alike (the planes of
+ * I420 under one filter) lie one under the other in a group, which one
+ * launch filters. */
 typedef struct {
   gint comp;
   CcComponent part_in, part_out;        /* where the frames are */
   const CudaConvPiece *pieces;
   guint n;
   gint reach, width, height;    /* the stack's samples */
-  gsize pitch, offset;          /* in the slot's scratch, twice: in, out */
+  guint group;
+  gint row;                     /* the stack's first row in its group */
 } Stack;
+
+typedef struct {
+  guint first;                  /* its first stack */
+  gint width, height;
+  gsize pitch, offset;          /* in the slot's scratch, twice: in, out */
+} StackGroup;
+
+/* Whether two stacks can share a launch: the same samples and reach */
+static gboolean
+stacks_alike (const Stack * a, const Stack * b)
+{
+  return a->part_in.sample == b->part_in.sample
+      && a->part_in.depth == b->part_in.depth
+      && a->part_in.shift == b->part_in.shift && a->reach == b->reach;
+}
+
+/* The group's input (in) or filtered output in the slot's scratch: from
+ * its row row on, rows of them */
+static CcComponent
+group_component (const FrameSlot * slot, const StackGroup * g,
+    const Stack * like, gboolean in, gint row, gint rows)
+{
+  CcComponent c = like->part_in;
+
+  c.data = (guint8 *) slot->scratch + g->offset +
+      (in ? 0 : g->pitch * g->height) + (gsize) row * g->pitch;
+  c.pitch = g->pitch;
+  c.width = g->width;
+  c.height = rows;
+  c.pixel_stride = 1;
+  return c;
+}
 
 /* The stack's input (in) or filtered output in the slot's scratch */
 static CcComponent
-stack_component (const FrameSlot * slot, const Stack * st, gboolean in)
+stack_component (const FrameSlot * slot, const StackGroup * groups,
+    const Stack * st, gboolean in)
 {
-  CcComponent c = st->part_in;
-
-  c.data = (guint8 *) slot->scratch + st->offset +
-      (in ? 0 : st->pitch * st->height);
-  c.pitch = st->pitch;
-  c.width = st->width;
-  c.height = st->height;
-  c.pixel_stride = 1;
-  return c;
+  return group_component (slot, &groups[st->group], st, in, st->row,
+      st->height);
 }
 
 /* Queues the copies of one kind of patch of every stack (gathering the
  * windows, or scattering the writes), CC_MAX_PATCHES at a time. */
 static gboolean
 copy_stack_patches (FrameSlot * slot, const CudaConvCoverage * coverage,
-    const Stack * stacks, guint n, gboolean gather, CcBorder border,
-    GError ** error)
+    const Stack * stacks, guint n, const StackGroup * groups, gboolean gather,
+    CcBorder border, GError ** error)
 {
   CcPatch patches[CC_MAX_PATCHES];
   /* the host side: read when gathering, written when scattering */
@@ -264,7 +294,7 @@ copy_stack_patches (FrameSlot * slot, const CudaConvCoverage * coverage,
 
   for (guint m = 0; m < n; m++) {
     const Stack *st = &stacks[m];
-    const CcComponent stacked = stack_component (slot, st, gather);
+    const CcComponent stacked = stack_component (slot, groups, st, gather);
     const gint r = st->reach;
     gint row = 0;
 
@@ -307,11 +337,12 @@ copy_stack_patches (FrameSlot * slot, const CudaConvCoverage * coverage,
           wide, slot->stream), error);
 }
 
-/* Frames filtered inside their regions where they are (host memory the
- * device maps, or device memory of the context, the output already a copy
- * of the input where it is not the input): the windows gathered into a
- * stack per component part, each stack filtered in one launch, the writes
- * scattered into the output. */
+/* Frames filtered inside their regions: the windows gathered into a stack
+ * per component part, each group of stacks filtered in one launch, the
+ * writes scattered into the output. The planes are where the frames are on the
+ * mapped path (host memory the device maps), else the device planes the
+ * slot bound (device memory, or the copies of host planes), the output
+ * already a copy of the input where it is not the input. */
 static gboolean
 compute_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
     GError ** error)
@@ -319,10 +350,12 @@ compute_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
   const CudaConvLayout *layout = cuda->layout;
   const CudaConvPlan *plan = &slot->plan;
   const CudaConvCoverage *coverage = slot->coverage;
+  const gboolean mapped = slot->route.path == CUDA_PATH_REGIONS_MAPPED;
   GstVideoFrame *in = &slot->in, *out = &slot->out;
   Stack stacks[GST_VIDEO_MAX_COMPONENTS * CUDACONV_MAX_PARTS];
+  StackGroup groups[GST_VIDEO_MAX_COMPONENTS * CUDACONV_MAX_PARTS];
   PieceContext ctx = { cuda, slot, job };
-  guint n = 0;
+  guint n = 0, n_groups = 0;
   gsize need = 0;
 
   for (guint p = 0; p < layout->n_planes; p++) {
@@ -336,10 +369,14 @@ compute_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
 
       if (plan->action[c] == CUDACONV_ACTION_COPY)
         continue;
-      parts = cudaconv_plan_parts (plan, c, GST_VIDEO_FRAME_PLANE_DATA (in,
-              p), GST_VIDEO_FRAME_PLANE_STRIDE (in, p), s);
-      cudaconv_plan_parts (plan, c, GST_VIDEO_FRAME_PLANE_DATA (out, p),
-          GST_VIDEO_FRAME_PLANE_STRIDE (out, p), d);
+      parts = cudaconv_plan_parts (plan, c, mapped ?
+          GST_VIDEO_FRAME_PLANE_DATA (in, p) : slot->bound[p].in, mapped ?
+          (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (in, p) :
+          slot->bound[p].in_pitch, s);
+      cudaconv_plan_parts (plan, c, mapped ?
+          GST_VIDEO_FRAME_PLANE_DATA (out, p) : slot->bound[p].out, mapped ?
+          (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (out, p) :
+          slot->bound[p].out_pitch, d);
       for (guint k = 0; k < parts; k++) {
         Stack *st = &stacks[n];
         st->comp = c;
@@ -361,32 +398,54 @@ compute_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
           st->width = MAX (st->width, st->pieces[j].bounds.w + 2 * st->reach);
           st->height += st->pieces[j].bounds.h + 2 * st->reach;
         }
-        st->pitch = GST_ROUND_UP_16 ((gsize) st->width * s[k].sample);
-        st->offset = need;
-        need += 2 * st->pitch * st->height;
+        /* under the alike stacks before it, else a group of its own */
+        st->group = 0;
+        while (st->group < n_groups
+            && !stacks_alike (&stacks[groups[st->group].first], st))
+          st->group++;
+        if (st->group == n_groups) {
+          groups[n_groups].first = n;
+          groups[n_groups].width = groups[n_groups].height = 0;
+          n_groups++;
+        }
+        st->row = groups[st->group].height;
+        groups[st->group].height += st->height;
+        groups[st->group].width = MAX (groups[st->group].width, st->width);
         n++;
       }
     }
   }
   if (n == 0)
     return TRUE;
+  for (guint g = 0; g < n_groups; g++) {
+    groups[g].pitch = GST_ROUND_UP_16 ((gsize) groups[g].width *
+        stacks[groups[g].first].part_in.sample);
+    groups[g].offset = need;
+    need += 2 * groups[g].pitch * groups[g].height;
+  }
   if (!cudaconv_cuda_slot_grow (&slot->scratch, &slot->scratch_size, need,
           error)
-      || !copy_stack_patches (slot, coverage, stacks, n, TRUE, job->border,
-          error))
+      || !copy_stack_patches (slot, coverage, stacks, n, groups, TRUE,
+          job->border, error))
     return FALSE;
-  for (guint m = 0; m < n; m++) {
-    const CcComponent stacked_in = stack_component (slot, &stacks[m], TRUE);
-    const CcComponent stacked_out = stack_component (slot, &stacks[m], FALSE);
+  for (guint g = 0; g < n_groups; g++) {
+    const Stack *first = &stacks[groups[g].first];
+    const CcComponent group_in = group_component (slot, &groups[g], first,
+        TRUE, 0, groups[g].height);
+    const CcComponent group_out = group_component (slot, &groups[g], first,
+        FALSE, 0, groups[g].height);
     if (!cudaconv_cuda_slot_grow (&slot->workspace, &slot->workspace_bytes,
-            cc_cuda_workspace_bytes (&stacked_in, job->filter), error)
-        || !cudaconv_cuda_run_component (cuda, slot, stacks[m].comp,
-            &stacked_in, &stacked_out, job->filter, job->border, FALSE,
-            error))
+            cc_cuda_workspace_bytes (&group_in, job->filter), error)
+        || !cudaconv_cuda_run_component (cuda, slot, first->comp, &group_in,
+            &group_out, job->filter, job->border, FALSE, error))
       return FALSE;
+    /* the group's other components ran the family that the first did */
+    for (guint m = groups[g].first + 1; m < n; m++)
+      if (stacks[m].group == g)
+        cudaconv_cuda_strategy_same_family (cuda, stacks[m].comp, first->comp);
   }
-  return copy_stack_patches (slot, coverage, stacks, n, FALSE, job->border,
-      error);
+  return copy_stack_patches (slot, coverage, stacks, n, groups, FALSE,
+      job->border, error);
 }
 
 gboolean

@@ -147,12 +147,11 @@ cudaconv_cuda_route (CudaBackend * cuda, const CudaConvJob * job,
   else if (kernels_only (cuda, plan, r.foreign_in))
     r.path = CUDA_PATH_KERNELS;
 
-  /* inside the regions, frames in device memory of the context: stacks
-   * too, after the planes' device copies, rather than a launch or two a
-   * window */
+  /* inside the regions, frames whose planes the device holds (device
+   * memory, or host frames that travel whole): stacks too, in the device
+   * planes after their copies, rather than a launch or two a window */
   r.stacks = r.path == CUDA_PATH_REGIONS_MAPPED || (r.path == CUDA_PATH_PLANES
-      && plan->region_mode == CUDACONV_REGION_MODE_INSIDE && cuda->in_device
-      && cuda->out_device && !r.foreign_in && stackable (job));
+      && plan->region_mode == CUDACONV_REGION_MODE_INSIDE && stackable (job));
   /* a crop's picture inside a larger buffer goes plane by plane, and so
    * does a frame with planes the device does not touch (a copy back
    * carries them all) */

@@ -156,6 +156,17 @@ cudaconv_cuda_run_component (CudaBackend * cuda, FrameSlot * slot, gint comp,
   return TRUE;
 }
 
+void
+cudaconv_cuda_strategy_same_family (CudaBackend * cuda, gint comp, gint like)
+{
+  StrategyChoice *choice = &cuda->choice;
+
+  if (choice->families[comp] != choice->families[like]) {
+    choice->families[comp] = choice->families[like];
+    choice->families_changed = TRUE;
+  }
+}
+
 gboolean
 cudaconv_cuda_strategy_untimed (CudaBackend * cuda, const FrameSlot * slot,
     const CudaConvJob * job)
