@@ -668,6 +668,56 @@ parts (int n, int per_part, int n_threads)
   return n_threads < most ? n_threads : most;
 }
 
+/* One phase of several jobs as one pool run: item i is part i - first[j]
+ * of jobs[j], first[j] <= i < first[j + 1] */
+typedef struct {
+  ShapeJob *jobs;
+  int *first;
+  int n;
+  CcPoolTask task;
+} ShapeBatch;
+
+static void
+batch_part (void *data, int item)
+{
+  const ShapeBatch *batch = data;
+  int lo = 0, hi = batch->n - 1;
+
+  /* the last job whose first part is at most item */
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (batch->first[mid] <= item)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  batch->task (&batch->jobs[lo], item - batch->first[lo]);
+}
+
+/* Runs task over every job's n_tasks parts in one pool run; the first
+ * error of a part */
+static int
+run_batch (ShapeBatch *batch, CcPoolTask task)
+{
+  int items = 0;
+
+  for (int j = 0; j < batch->n; j++) {
+    ShapeJob *job = &batch->jobs[j];
+    memset (job->status, 0, sizeof (job->status));
+    batch->first[j] = items;
+    items += job->n_tasks;
+  }
+  batch->first[batch->n] = items;
+  batch->task = task;
+  /* a pool that could not grow still ran every part on this thread */
+  (void) cc_cpu_pool_run (items, batch_part, batch);
+  for (int j = 0; j < batch->n; j++)
+    for (int k = 0; k < batch->jobs[j].n_tasks; k++)
+      if (batch->jobs[j].status[k])
+        return batch->jobs[j].status[k];
+  return 0;
+}
+
 /* Nanoseconds of one core per sample, measured on a 1080p I420 frame
  * (AMD EPYC, AVX2): the wide factors' two passes of sweeps, as the taps
  * path's; box, one pass, about 1.2 whatever the radius; blocks 0.25 */
@@ -684,6 +734,98 @@ parts (int n, int per_part, int n_threads)
 #define BOX_MIN_BAND_ROWS(side) \
   ((side) / 8 > MIN_ROWS_PER_BAND ? (side) / 8 : MIN_ROWS_PER_BAND)
 
+/* n_threads within 1 .. CC_CPU_MAX_THREADS */
+static int
+clamp_threads (int n_threads)
+{
+  return n_threads < 1 ? 1 : n_threads > CC_CPU_MAX_THREADS ?
+      CC_CPU_MAX_THREADS : n_threads;
+}
+
+/* n wide convolutions (CC_SHAPE_WIDE) in both phases, each phase of every
+ * one of them a single pool run: the windows of a frame's regions, a dozen
+ * of them small, so that the pool's threads share them all rather than
+ * each window's few parts in turn. Each is cut into the parts its own
+ * work is worth, its intermediate a slice of one scratch buffer. */
+static int
+convolve_wide (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *const *filters, int n, CcBorder border, int n_threads)
+{
+  ShapeJob *jobs = calloc ((size_t) n, sizeof (ShapeJob));
+  int *first = malloc (sizeof (int) * (size_t) (n + 1));
+  int *threads = malloc (sizeof (int) * (size_t) n);
+  ShapeBatch batch = { jobs, first, n, NULL };
+  size_t floats = 0;
+  float *mid = NULL;
+  int kept = 0, err = ENOMEM;
+
+  for (int j = 0; j < n; j++)
+    floats += (size_t) src[j].width * src[j].height;
+  if (jobs && first && threads)
+    mid = scratch_take (sizeof (float) * floats, &kept);
+  if (mid) {
+    floats = 0;
+    for (int j = 0; j < n; j++) {
+      const int w = src[j].width, h = src[j].height;
+      const int side = 2 * filters[j]->radius + 1;
+      ShapeJob *job = &jobs[j];
+      job->src = &src[j];
+      job->dst = &dst[j];
+      job->filter = filters[j];
+      job->border = border;
+      job->mid = mid + floats;
+      floats += (size_t) w * h;
+      /* each phase about half the work */
+      threads[j] = cc_cpu_pool_threads ((double) w * h * WIDE_NS (side) / 2.0,
+          n_threads);
+      job->n_tasks = parts (h, MIN_ROWS_PER_BAND, threads[j]);
+    }
+    err = run_batch (&batch, wide_rows);
+    for (int j = 0; j < n; j++) {
+      ShapeJob *job = &jobs[j];
+      job->n_strips = parts (src[j].width, MIN_STRIP_COLUMNS, threads[j]);
+      job->n_tasks = job->n_strips * parts (src[j].height, MIN_ROWS_PER_BAND,
+          threads[j] / job->n_strips);
+    }
+    if (!err)
+      err = run_batch (&batch, wide_columns);
+    scratch_give (mid, kept);
+  }
+  free (jobs);
+  free (first);
+  free (threads);
+  return err;
+}
+
+int
+cc_cpu_convolve_shapes (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *const *filters, int n, CcBorder border, int n_threads)
+{
+  CcComponent *wide = malloc (sizeof (CcComponent) * (size_t) (2 * n));
+  const CcFilter **wide_filters = malloc (sizeof (void *) * (size_t) n);
+  int n_wide = 0, err = 0;
+
+  if (n > 0 && (!wide || !wide_filters))
+    err = ENOMEM;
+  /* the wide ones in one batch, the others one at a time on the pool */
+  for (int i = 0; i < n && !err; i++) {
+    if (filters[i]->shape != CC_SHAPE_WIDE) {
+      err = cc_cpu_convolve_shape (&src[i], &dst[i], filters[i], border,
+          n_threads);
+      continue;
+    }
+    wide[n_wide] = src[i];
+    wide[n + n_wide] = dst[i];
+    wide_filters[n_wide++] = filters[i];
+  }
+  if (!err && n_wide > 0)
+    err = convolve_wide (wide, wide + n, wide_filters, n_wide, border,
+        clamp_threads (n_threads));
+  free (wide);
+  free (wide_filters);
+  return err;
+}
+
 int
 cc_cpu_convolve_shape (const CcComponent *src, const CcComponent *dst,
     const CcFilter *filter, CcBorder border, int n_threads)
@@ -692,12 +834,8 @@ cc_cpu_convolve_shape (const CcComponent *src, const CcComponent *dst,
   const int w = src->width, h = src->height;
   const int side = 2 * filter->radius + 1;
   const double samples = (double) w * h;
-  int kept = 0, err;
 
-  if (n_threads < 1)
-    n_threads = 1;
-  if (n_threads > CC_CPU_MAX_THREADS)
-    n_threads = CC_CPU_MAX_THREADS;
+  n_threads = clamp_threads (n_threads);
   switch (filter->shape) {
     case CC_SHAPE_BLOCKS:
       return run_parts (&job, parts ((h + side - 1) / side, 1,
@@ -707,21 +845,7 @@ cc_cpu_convolve_shape (const CcComponent *src, const CcComponent *dst,
       return run_parts (&job, parts (h, BOX_MIN_BAND_ROWS (side),
               cc_cpu_pool_threads (samples * BOX_NS, n_threads)), box_band);
     case CC_SHAPE_WIDE:
-      /* floats, one per sample */
-      job.mid = scratch_take (sizeof (float) * (size_t) w * h, &kept);
-      if (!job.mid)
-        return ENOMEM;
-      /* each pass about half the work */
-      n_threads = cc_cpu_pool_threads (samples * WIDE_NS (side) / 2.0,
-          n_threads);
-      err = run_parts (&job, parts (h, MIN_ROWS_PER_BAND, n_threads),
-          wide_rows);
-      job.n_strips = parts (w, MIN_STRIP_COLUMNS, n_threads);
-      if (!err)
-        err = run_parts (&job, job.n_strips * parts (h, MIN_ROWS_PER_BAND,
-                n_threads / job.n_strips), wide_columns);
-      scratch_give (job.mid, kept);
-      return err;
+      return convolve_wide (src, dst, &filter, 1, border, n_threads);
     default:
       return EINVAL;
   }

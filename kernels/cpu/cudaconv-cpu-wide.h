@@ -12,4 +12,11 @@
 int cc_cpu_convolve_shape (const CcComponent *src, const CcComponent *dst,
     const CcFilter *filter, CcBorder border, int n_threads);
 
+/* cc_cpu_convolve_shape over n convolutions (src[i] into dst[i] with
+ * filters[i], each of those shapes, lanes of one sample): the wide ones
+ * together, each phase of all of them one pool job, the others one at a
+ * time; 0 or the first errno value. */
+int cc_cpu_convolve_shapes (const CcComponent *src, const CcComponent *dst,
+    const CcFilter *const *filters, int n, CcBorder border, int n_threads);
+
 #endif /* CUDACONV_CPU_WIDE_H */

@@ -444,11 +444,25 @@ cc_cpu_convolve_batch (const CcComponent *src, const CcComponent *dst,
     (void) cc_cpu_pool_run (items, batch_band, &batch);
   for (int j = 0; j < batch.n && !status; j++)
     status = job_status (&batch.jobs[j]);
-  /* the other shapes, one at a time on the pool */
-  for (int i = 0; i < n && !status; i++)
-    if (filters[i]->shape != CC_SHAPE_TAPS)
-      status = convolve_shape (&src[i], &dst[i], filters[i], border,
-          n_threads, 1);
+  /* the other shapes after them, the wide ones as one pool job a phase */
+  if (!status && batch.n < n) {
+    CcComponent *shaped = malloc (sizeof (CcComponent) * (size_t) (2 * n));
+    const CcFilter **shaped_filters = malloc (sizeof (void *) * (size_t) n);
+    int m = 0;
+    status = shaped && shaped_filters ? 0 : ENOMEM;
+    for (int i = 0; i < n && !status; i++) {
+      if (filters[i]->shape == CC_SHAPE_TAPS)
+        continue;
+      shaped[m] = src[i];
+      shaped[n + m] = dst[i];
+      shaped_filters[m++] = filters[i];
+    }
+    if (!status)
+      status = cc_cpu_convolve_shapes (shaped, shaped + n, shaped_filters, m,
+          border, n_threads);
+    free (shaped);
+    free (shaped_filters);
+  }
   free (batch.jobs);
   free (batch.first);
   return status;

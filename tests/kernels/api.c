@@ -660,7 +660,8 @@ test_patches (RefRng * rng)
 /* cc_cpu_convolve_batch against cc_cpu_convolve one convolution at a
  * time, bit for bit: windows from 1x1 to 300x70 (odd, shorter than a
  * band, taller than wide), 8- and 16-bit, 2D and separable taps of radius
- * 0 to 7 and a box among them (a shape that runs apart), every border,
+ * 0 to 7 and a box and two wide gaussians among them (shapes that run
+ * apart, the wide ones batched together), every border,
  * with the CPU pool's sizing off and on; and a batch holding one invalid
  * convolution runs none of them. */
 static void
@@ -692,6 +693,20 @@ test_cpu_batch (RefRng * rng)
       filters[k].f.radius = 3;
       filters[k].f.response = CC_RESPONSE_LINEAR;
       filters[k].f.scale = 1.0 / 49.0;
+    }
+    if (k >= 6) {
+      /* wide factors: r17 on 40x40, r40 on 255x3 (rows shorter than the
+       * radius), batched with each other */
+      const int r = k == 6 ? 17 : 40;
+      memset (&filters[k].f, 0, sizeof (filters[k].f));
+      filters[k].f.shape = CC_SHAPE_WIDE;
+      filters[k].f.radius = r;
+      filters[k].f.response = CC_RESPONSE_LINEAR;
+      filters[k].f.centre = 0.25f;
+      for (int i = 0; i <= 2 * r; i++) {
+        filters[k].f.col_taps[i] = 0.75f / (2 * r + 1);
+        filters[k].f.row_taps[i] = (float) (1.0 + 0.01 * i) / (2 * r + 1);
+      }
     }
     src[k] = channel_of (&a[k], a[k].in);
     dst_a[k] = channel_of (&a[k], a[k].out);
