@@ -42,6 +42,25 @@ void cc_cpu_pool_size_by_work (int on);
  * (the calling thread then ran every task itself). */
 int cc_cpu_pool_run (int n, CcPoolTask task, void *data);
 
+/* Several jobs' parts as the items of one pool run: which of the n jobs
+ * item belongs to, where job j's items are first[j] <= item < first[j + 1]
+ * (first ascending, first[0] 0, item below first[n]) */
+static inline int
+cc_cpu_pool_job_of (const int *first, int n, int item)
+{
+  int lo = 0, hi = n - 1;
+
+  /* the last job whose first item is at most item */
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (first[mid] <= item)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
 #ifdef __cplusplus
 }
 #endif

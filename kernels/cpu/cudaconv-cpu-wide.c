@@ -681,17 +681,9 @@ static void
 batch_part (void *data, int item)
 {
   const ShapeBatch *batch = data;
-  int lo = 0, hi = batch->n - 1;
+  const int j = cc_cpu_pool_job_of (batch->first, batch->n, item);
 
-  /* the last job whose first part is at most item */
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (batch->first[mid] <= item)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  batch->task (&batch->jobs[lo], item - batch->first[lo]);
+  batch->task (&batch->jobs[j], item - batch->first[j]);
 }
 
 /* Runs task over every job's n_tasks parts in one pool run; the first

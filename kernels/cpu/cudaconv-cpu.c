@@ -398,17 +398,9 @@ static void
 batch_band (void *data, int item)
 {
   const Batch *batch = data;
-  int lo = 0, hi = batch->n - 1;
+  const int j = cc_cpu_pool_job_of (batch->first, batch->n, item);
 
-  /* the last job whose first band is at most item */
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (batch->first[mid] <= item)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  convolve_band (&batch->jobs[lo], item - batch->first[lo]);
+  convolve_band (&batch->jobs[j], item - batch->first[j]);
 }
 
 int
