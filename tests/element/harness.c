@@ -1002,6 +1002,14 @@ path_harness_stop (PathHarness * ph)
   gst_object_unref (ph->context);
 }
 
+void
+path_harness_stop_with_bus (PathHarness * ph, GstBus * bus)
+{
+  path_harness_stop (ph);
+  fail_unless (g_ptr_array_remove (test_buses, bus));
+  bus_free (bus);
+}
+
 /* Copies every plane of src into dst in whole rows, up to the shorter of
  * their strides (a row's padding included), with the CUDA runtime in
  * context, where the CUDA memory on one side lives. */

@@ -202,6 +202,8 @@ void path_harness_start (PathHarness * ph, const MemoryPath * path,
 void path_harness_start_with_caps (PathHarness * ph, const MemoryPath * path,
     const gchar * caps, const gchar * cuda_caps);
 void path_harness_stop (PathHarness * ph);
+/* path_harness_stop, and the bus harness_bus gave ph's element freed */
+void path_harness_stop_with_bus (PathHarness * ph, GstBus * bus);
 /* The frame in host, in a buffer of ph's CUDA pool */
 GstBuffer *frame_to_cuda (PathHarness * ph, GstBuffer * host);
 /* The frame in CUDA memory cuda, in a new buffer of system memory laid out

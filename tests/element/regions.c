@@ -1659,6 +1659,102 @@ GST_START_TEST (test_regions_in_cuda_memory)
 }
 
 GST_END_TEST;
+
+/* Many regions with the frames in CUDA memory on each path: 200 (half of
+ * them ROI metas on the input) and 1,100 (past the 1,024 the element
+ * takes: merged on the grid, one WARNING), inside and outside, writable
+ * and not, I420 161x121, against the reference: the windows of all three
+ * planes stacked and filtered as one group. */
+GST_START_TEST (test_many_regions_in_cuda_memory)
+{
+  static const guint counts[] = { 200, 1100 };
+  const gint width = 161, height = 121;
+  TestMatrix m;
+
+  matrix_random (&m, 5, FALSE);
+  for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
+    for (guint k = 0; k < G_N_ELEMENTS (memory_paths); k++)
+      for (gint outside = 0; outside < 2; outside++)
+        for (gint writable = 0; writable < 2; writable++) {
+          const guint n = counts[i], n_rois = n / 2;
+          g_autofree gchar *what = g_strdup_printf ("I420 %dx%d %s, %u "
+              "regions, region=%s, %s input", width, height,
+              memory_paths[k].what, n, outside ? "outside" : "inside",
+              writable ? "writable" : "non-writable");
+          GRand *rand = g_rand_new_with_seed (11 * i + 3 * k + 2 * outside
+              + writable);
+          Box *boxes = g_new (Box, n), *expected = g_new (Box, n);
+          Roi *rois = g_new (Roi, n_rois);
+          g_autofree gchar *fixed = NULL;
+          const Oracle o = { .m = &m, .border = REF_BORDER_CLAMP };
+          PathHarness ph;
+          GstBus *bus;
+          GstBuffer *host, *in, *out, *host_out;
+          GstVideoFrame fin, fout;
+          guint n_expected;
+
+          random_boxes (rand, n, width, height, boxes);
+          for (guint r = 0; r < n_rois; r++)
+            rois[r] = (Roi) {
+            "face", boxes[r].x, boxes[r].y, boxes[r].w, boxes[r].h};
+          fixed = boxes_text (&boxes[n_rois], n - n_rois);
+          path_harness_start (&ph, &memory_paths[k], "I420", width, height);
+          bus = harness_bus (ph.h);
+          set_custom_filter (ph.h->element, &m, REF_BORDER_CLAMP, NULL);
+          set_region (ph.h->element, outside);
+          g_object_set (ph.h->element, "region-boxes", fixed, NULL);
+          /* the metas' boxes, then the fixed ones, as the element takes
+           * them */
+          n_expected = expected_boxes (rois, n_rois, &boxes[n_rois],
+              n - n_rois, 0.0, width, height, expected);
+          if (n_expected > 1024)
+            n_expected = merged_on_grid (boxes, n, width, height, expected);
+          host = frame_with_rois (&ph.info, NULL, 0);
+          in = ph.path->cuda_in ? frame_to_cuda (&ph, host) :
+              gst_buffer_copy_deep (host);
+          for (guint r = 0; r < n_rois; r++)
+            gst_buffer_add_video_region_of_interest_meta (in, rois[r].type,
+                rois[r].x, rois[r].y, rois[r].w, rois[r].h);
+          if (!writable)
+            gst_buffer_ref (in);
+          out = gst_harness_push_and_pull (ph.h, in);
+          fail_unless (out != NULL, "%s: no output", what);
+          if (!writable) {
+            GstBuffer *again = ph.path->cuda_in ? frame_from_cuda (&ph, in) :
+                gst_buffer_ref (in);
+            gsize at = 0;
+            fail_unless (out != in, "%s: the input came out", what);
+            fail_unless (same_rows (&ph.info, again, host, &at), "%s: the "
+                "input was written at byte %" G_GSIZE_FORMAT, what, at);
+            gst_buffer_unref (again);
+            gst_buffer_unref (in);
+          }
+          host_out = ph.path->cuda_out ? frame_from_cuda (&ph, out) :
+              gst_buffer_ref (out);
+          fail_unless (gst_video_frame_map (&fin, &ph.info, host,
+                  GST_MAP_READ));
+          fail_unless (gst_video_frame_map (&fout, &ph.info, host_out,
+                  GST_MAP_READ));
+          check_regions (&fin, &fout, &o, element_channels (ph.h->element),
+              expected, n_expected, outside, what);
+          gst_video_frame_unmap (&fin);
+          gst_video_frame_unmap (&fout);
+          gst_buffer_unref (host_out);
+          gst_buffer_unref (out);
+          gst_buffer_unref (host);
+          if (n > 1024)
+            expect_warning (bus, "1024", what);
+          fail_if (bus_has_problem (bus), "%s: a warning", what);
+          path_harness_stop_with_bus (&ph, bus);
+          g_free (rois);
+          g_free (expected);
+          g_free (boxes);
+          g_rand_free (rand);
+        }
+  g_free (m.text);
+}
+
+GST_END_TEST;
 #endif
 
 static void
@@ -1685,6 +1781,7 @@ add_tests (TCase * tc)
 #endif
 #if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
   tcase_add_test (tc, test_regions_in_cuda_memory);
+  tcase_add_test (tc, test_many_regions_in_cuda_memory);
 #endif
   /* last: expected to fail until the wide kernels land */
   tcase_add_test (tc, test_wide_shapes);
