@@ -1,6 +1,7 @@
 /* cudaconv: the CPU back end's wide shapes (CC_SHAPE_WIDE, CC_SHAPE_BOX,
  * CC_SHAPE_BLOCKS), private to kernels/cpu. cudaconv-cpu.c checks the
- * arguments and hands these shapes here, one component at a time. */
+ * arguments and hands these shapes here, one component at a time, or a
+ * batch's all at once. */
 #ifndef CUDACONV_CPU_WIDE_H
 #define CUDACONV_CPU_WIDE_H
 
