@@ -11,10 +11,12 @@
  * so a warp writes 4 (32 - 2 HALO) columns. Nothing goes through memory
  * but the plane and the output, each row of the plane read by the bands
  * that need it (the band's rows and r more on each side).
- * Where the box-running-sum and box-lines families make two passes through
- * a workspace three times the plane's bytes, this one moves the plane's
- * bytes once each way; it stops at r8, where the halo lanes and the ring
- * would take a quarter of the warp and most of its registers. */
+ * The two-pass families (box-running-sum, box-lines) move three times a
+ * plane copy's bytes through their workspace; this one moves the plane's
+ * bytes once each way. It stops at r8 (BOX_STRIP_MAX_RADIUS), where the
+ * ring already holds 21 quads a lane, two lanes a side only lend their
+ * columns, and on 1080p planes the running sums were faster
+ * (BoxStripTuning::ALWAYS_RADIUS). */
 #ifndef CUDACONV_BOX_STRIP_CUH
 #define CUDACONV_BOX_STRIP_CUH
 
@@ -236,8 +238,9 @@ box_strip (const __grid_constant__ BoxStripArgs a)
   }
 }
 
-/* Output rows a warp walks on a plane of width x height: the most that
- * still gives P::MIN_SM_WARPS warps an SM, within the policy's bounds */
+/* Output rows a warp walks on a plane of strips strips and height rows:
+ * the most that still gives P::MIN_SM_WARPS warps an SM, within the
+ * policy's bounds */
 template <typename P> static int
 box_strip_rows (int strips, int height)
 {
@@ -249,8 +252,8 @@ box_strip_rows (int strips, int height)
   return rows;
 }
 
-/* Warps of the launch's grid at radius R with MIN_ROWS rows each, and
- * whether they fill the device as the policy asks */
+/* Whether a plane cut into strips of columns columns and bands of
+ * P::MIN_ROWS rows gives P::MIN_SM_WARPS warps an SM */
 template <typename P> static bool
 box_strip_fills (int width, int height, int columns)
 {
