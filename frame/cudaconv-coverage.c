@@ -193,19 +193,59 @@ sort_indexes (SortKey * keys, guint n, guint * order)
     order[i] = keys[i].index;
 }
 
+/* Writes to order the positions 0..n-1 of keys, sorted by key and, among
+ * equal keys, by position: a radix sort, a byte a pass, of the keys with
+ * their sign bit flipped (so that unsigned order is the ints' order),
+ * skipping the passes whose byte all keys share; a part's coordinates
+ * mostly take two. The sweeps sort every frame's rects several times,
+ * where a comparison sort cost more than the sweeps themselves. scratch
+ * holds n entries. */
+static void
+radix_order (const gint * keys, guint n, guint * order, guint * scratch)
+{
+  guint *from = order, *to = scratch;
+
+  for (guint i = 0; i < n; i++)
+    order[i] = i;
+  for (guint shift = 0; shift < 32; shift += 8) {
+    guint count[256] = { 0 }, at = 0;
+    gboolean one_byte = FALSE;
+    guint *t;
+
+    for (guint i = 0; i < n; i++)
+      count[(((guint) keys[i] ^ 0x80000000u) >> shift) & 0xff]++;
+    for (guint b = 0; b < 256; b++) {
+      const guint c = count[b];
+      one_byte |= c == n;
+      count[b] = at;
+      at += c;
+    }
+    if (one_byte)
+      continue;
+    for (guint i = 0; i < n; i++)
+      to[count[(((guint) keys[from[i]] ^ 0x80000000u) >> shift) & 0xff]++] =
+          from[i];
+    t = from;
+    from = to;
+    to = t;
+  }
+  if (from != order)
+    memcpy (order, from, n * sizeof (guint));
+}
+
 /* Joins every two items whose rects overlap: a sweep over the rects in
  * the order of their left edges, each compared with those still open
  * (whose right edge lies beyond its left one). */
 static void
 join_overlapping_rects (Item * items, guint n, guint * order, guint * open)
 {
-  SortKey *keys = g_new (SortKey, MAX (n, 1));
+  gint *keys = g_new (gint, MAX (n, 1));
   guint n_open = 0;
 
   for (guint i = 0; i < n; i++)
-    keys[i] = (SortKey) {
-    items[i].x0, 0, i};
-  sort_indexes (keys, n, order);
+    keys[i] = items[i].x0;
+  /* open is free until the sweep */
+  radix_order (keys, n, order, open);
   g_free (keys);
   for (guint k = 0; k < n; k++) {
     const Item *it = &items[order[k]];
@@ -230,7 +270,8 @@ join_overlapping_rects (Item * items, guint n, guint * order, guint * open)
 static void
 join_paying_windows (Item * items, guint n, guint * order)
 {
-  SortKey *keys = g_new (SortKey, MAX (n, 1));
+  gint *keys = g_new (gint, MAX (n, 1));
+  guint *roots = g_new (guint, 2 * MAX (n, 1)), *scratch = roots + n;
   gboolean joined = TRUE;
 
   while (joined) {
@@ -238,10 +279,13 @@ join_paying_windows (Item * items, guint n, guint * order)
 
     joined = FALSE;
     for (guint i = 0; i < n; i++)
-      if (find (items, i) == i)
-        keys[m++] = (SortKey) {
-        items[i].cwx0, 0, i};
-    sort_indexes (keys, m, order);
+      if (find (items, i) == i) {
+        roots[m] = i;
+        keys[m++] = items[i].cwx0;
+      }
+    radix_order (keys, m, order, scratch);
+    for (guint a = 0; a < m; a++)
+      order[a] = roots[order[a]];
     for (guint a = 0; a < m; a++) {
       for (guint b = a + 1; b < m; b++) {
         const Item *p = &items[order[a]], *q = &items[order[b]];
@@ -263,14 +307,7 @@ join_paying_windows (Item * items, guint n, guint * order)
     }
   }
   g_free (keys);
-}
-
-static int
-compare_int (const void *a, const void *b)
-{
-  const gint p = *(const gint *) a, q = *(const gint *) b;
-
-  return (p > q) - (p < q);
+  g_free (roots);
 }
 
 /* Appends the union of rects[0..m) to the writes as disjoint rects: bands
@@ -282,22 +319,23 @@ static void
 add_union_writes (CudaConvCoverage * coverage, const GstVideoRectangle * rects,
     guint m)
 {
-  gint *ys = g_new (gint, 2 * m);
+  gint *ys = g_new (gint, 4 * m), *edges = ys + 2 * m;
   gint *runs = g_new (gint, 4 * m), *prev = runs + 2 * m;
   guint *open = g_new (guint, 2 * m), *open_next = open + m;
   guint *order = g_new (guint, 2 * m), *active = order + m;
-  SortKey *keys = g_new (SortKey, m);
+  guint *edge_order = g_new (guint, 4 * m), *scratch = edge_order + 2 * m;
   guint n_ys = 0, n_prev = 0, n_active = 0, next = 0;
 
   for (guint i = 0; i < m; i++) {
-    ys[n_ys++] = rects[i].y;
-    ys[n_ys++] = rects[i].y + rects[i].h;
-    keys[i] = (SortKey) {
-    rects[i].y, 0, i};
+    edges[n_ys++] = rects[i].y;
+    edges[n_ys++] = rects[i].y + rects[i].h;
+    ys[i] = rects[i].y;
   }
-  qsort (ys, n_ys, sizeof (gint), compare_int);
-  sort_indexes (keys, m, order);
-  g_free (keys);
+  radix_order (ys, m, order, scratch);
+  radix_order (edges, n_ys, edge_order, scratch);
+  for (guint i = 0; i < n_ys; i++)
+    ys[i] = edges[edge_order[i]];
+  g_free (edge_order);
   for (guint b = 0; b + 1 < n_ys; b++) {
     const gint y0 = ys[b], y1 = ys[b + 1];
     guint n_runs = 0, p = 0, kept = 0;
