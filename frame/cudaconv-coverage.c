@@ -233,34 +233,66 @@ radix_order (const gint * keys, guint n, guint * order, guint * scratch)
     memcpy (order, from, n * sizeof (guint));
 }
 
+/* The first of open[lo..hi) whose rect's top edge is at least y (open
+ * kept sorted by top edges) */
+static guint
+first_top_at (const Item * items, const guint * open, guint lo, guint hi,
+    gint y)
+{
+  while (lo < hi) {
+    const guint mid = lo + (hi - lo) / 2;
+    if (items[open[mid]].y0 < y)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /* Joins every two items whose rects overlap: a sweep over the rects in
- * the order of their left edges, each compared with those still open
- * (whose right edge lies beyond its left one). */
+ * the order of their left edges, each compared with those open (whose
+ * right edge may lie beyond its left one) whose rows can meet its own.
+ * The open rects are kept sorted by their top edges, so that a rect is
+ * compared only with those whose top lies less than the tallest rect's
+ * height above its own top and above its bottom: a crowd's rects meet
+ * few of the many open beside them. Rects left behind by the sweep
+ * (right edge at or before the left one of the rect in hand, and so of
+ * every later one) are dropped every few rects. */
 static void
 join_overlapping_rects (Item * items, guint n, guint * order, guint * open)
 {
   gint *keys = g_new (gint, MAX (n, 1));
   guint n_open = 0;
+  gint tallest = 0;
 
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < n; i++) {
     keys[i] = items[i].x0;
+    tallest = MAX (tallest, items[i].y1 - items[i].y0);
+  }
   /* open is free until the sweep */
   radix_order (keys, n, order, open);
   g_free (keys);
   for (guint k = 0; k < n; k++) {
     const Item *it = &items[order[k]];
-    guint kept = 0;
+    guint at;
 
-    for (guint j = 0; j < n_open; j++) {
+    for (guint j = first_top_at (items, open, 0, n_open, it->y0 - tallest);
+        j < n_open && items[open[j]].y0 < it->y1; j++) {
       const Item *o = &items[open[j]];
-      if (o->x1 <= it->x0)
-        continue;
-      open[kept++] = open[j];
-      if (o->y0 < it->y1 && it->y0 < o->y1)
+      if (o->x1 > it->x0 && it->y0 < o->y1)
         join (items, open[j], order[k]);
     }
-    n_open = kept;
-    open[n_open++] = order[k];
+    if (k % 32 == 31) {
+      guint kept = 0;
+      for (guint j = 0; j < n_open; j++)
+        if (items[open[j]].x1 > it->x0)
+          open[kept++] = open[j];
+      n_open = kept;
+    }
+    at = first_top_at (items, open, 0, n_open, it->y0);
+    memmove (&open[at + 1], &open[at], (n_open - at) * sizeof (guint));
+    open[at] = order[k];
+    n_open++;
   }
 }
 
