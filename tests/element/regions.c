@@ -1783,7 +1783,6 @@ add_tests (TCase * tc)
   tcase_add_test (tc, test_regions_in_cuda_memory);
   tcase_add_test (tc, test_many_regions_in_cuda_memory);
 #endif
-  /* last: expected to fail until the wide kernels land */
   tcase_add_test (tc, test_wide_shapes);
 }
 
