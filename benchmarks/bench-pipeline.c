@@ -4,6 +4,7 @@
 #include <gst/app/gstappsink.h>
 
 #include "bench-common.h"
+#include "bench-crowds.h"
 
 #define FOREIGN_BUFFERS 4
 
@@ -21,26 +22,15 @@ typedef struct {
   int roi_metas;                /* see RunWindow */
 } Feeder;
 
-/* n ROI metas on buf, the boxes of frame i: a crowd drifting by a few
- * pixels a frame, so that no frame repeats another's boxes */
+/* n ROI metas on buf, the boxes of frame i (bench_add_moving_metas) */
 static GstBuffer *
 add_roi_metas (GstBuffer * buf, const GstVideoInfo * info, int n, int i)
 {
-  const int width = GST_VIDEO_INFO_WIDTH (info);
-  const int height = GST_VIDEO_INFO_HEIGHT (info);
-
   /* a feeder's foreign buffer is shared: the metas go on a new buffer
    * of the same memory */
   buf = gst_buffer_make_writable (buf);
-  for (int k = 0; k < n; k++) {
-    const unsigned hash = (unsigned) k * 2654435761u;
-    const int side = 8 + (int) (hash % 33);
-    const int x = (int) ((hash >> 8) % (unsigned) (width - side)) + 3 * i;
-    const int y = (int) ((hash >> 20) % (unsigned) (height - side)) + 2 * i;
-    gst_buffer_add_video_region_of_interest_meta (buf, "face",
-        (guint) (x % (width - side)), (guint) (y % (height - side)),
-        (guint) side, (guint) side);
-  }
+  bench_add_moving_metas (buf, GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), n, i);
   return buf;
 }
 

@@ -14,6 +14,7 @@
  * the CPU backend's box of radius 127 against radius 2 over whole frames,
  * running sums against taps. */
 #include "bench-common.h"
+#include "bench-crowds.h"
 
 #define REGION_RUNS 5
 /* region=inside must reach this many times the frames/s of region=frame:
@@ -25,35 +26,6 @@
 #define NO_SLOWER_TARGET 1.0
 /* the CPU's box r127 within this factor of its box r2 */
 #define CPU_BOX_TARGET 1.5
-
-/* four 288x180 boxes, one near each corner: 4 * 51840 pixels, 10% of
- * 1920x1080 */
-static const char four_boxes[] =
-    "100,100,288,180;1532,100,288,180;100,800,288,180;1532,800,288,180";
-
-/* 200 boxes of 16x16 on a 20x10 grid over 1920x1080 */
-static gchar *
-crowd_boxes (void)
-{
-  GString *s = g_string_new (NULL);
-
-  for (int k = 0; k < 200; k++)
-    g_string_append_printf (s, "%s%d,%d,16,16", k ? ";" : "",
-        40 + 96 * (k % 20), 46 + 108 * (k / 20));
-  return g_string_free (s, FALSE);
-}
-
-/* 64 boxes of 1600x900, each most of the frame, shifted a few pixels */
-static gchar *
-overlapping_boxes (void)
-{
-  GString *s = g_string_new (NULL);
-
-  for (int k = 0; k < 64; k++)
-    g_string_append_printf (s, "%s%d,%d,1600,900", k ? ";" : "", 4 * k,
-        2 * k);
-  return g_string_free (s, FALSE);
-}
 
 /* cudaconv on backend with a gaussian of radius, the region settings
  * and, where boxes is not NULL, those fixed boxes */
@@ -121,9 +93,9 @@ regions_table (const Bench * bench)
   const int frames = bench->frames;
   const int cpu_frames = MIN (frames, 100);
   gchar *frame = gaussian ("cuda", 31, "region=frame", NULL);
-  gchar *inside = gaussian ("cuda", 31, "region=inside", four_boxes);
+  gchar *inside = gaussian ("cuda", 31, "region=inside", BENCH_FOUR_BOXES);
   gchar *cpu_frame = gaussian ("cpu", 31, "region=frame", NULL);
-  gchar *cpu_inside = gaussian ("cpu", 31, "region=inside", four_boxes);
+  gchar *cpu_inside = gaussian ("cpu", 31, "region=inside", BENCH_FOUR_BOXES);
   const char *passing = "cudaconv backend=cuda kernel=gaussian radius=31 "
       "region=inside";
   int status = 0;
@@ -156,7 +128,8 @@ int
 crowds_table (const Bench * bench)
 {
   const int frames = bench->frames;
-  gchar *crowd = crowd_boxes (), *overlapping = overlapping_boxes ();
+  gchar *crowd = bench_crowd_boxes ();
+  gchar *overlapping = bench_overlapping_boxes ();
   gchar *frame = gaussian ("cuda", 31, "region=frame", NULL);
   gchar *crowd_frame = gaussian ("cuda", 5, "region=frame", NULL);
   gchar *crowd_inside = gaussian ("cuda", 5, "region=inside", crowd);

@@ -14,6 +14,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include "bench-crowds.h"
 #include "cudaconv-coverage.h"
 
 typedef struct {
@@ -23,22 +24,6 @@ typedef struct {
   guint hold;
   gint radius;
 } Row;
-
-/* The bench's moving crowd (benchmarks/bench-pipeline.c, add_roi_metas):
- * n boxes of 8 to 40 pixels drifting 3,2 pixels a frame */
-static void
-add_moving_metas (GstBuffer * buf, int width, int height, int n, int i)
-{
-  for (int k = 0; k < n; k++) {
-    const unsigned hash = (unsigned) k * 2654435761u;
-    const int side = 8 + (int) (hash % 33);
-    const int x = (int) ((hash >> 8) % (unsigned) (width - side)) + 3 * i;
-    const int y = (int) ((hash >> 20) % (unsigned) (height - side)) + 2 * i;
-    gst_buffer_add_video_region_of_interest_meta (buf, "face",
-        (guint) (x % (width - side)), (guint) (y % (height - side)),
-        (guint) side, (guint) side);
-  }
-}
 
 static int
 compare_double (const void *a, const void *b)
@@ -55,30 +40,6 @@ stats (double *v, int n, double out[3])
   out[0] = v[n / 2];
   out[1] = v[(int) (0.9 * (n - 1))];
   out[2] = v[n - 1];
-}
-
-/* The bench's crowd: 200 boxes of 16x16 on a 20x10 grid */
-static gchar *
-crowd_boxes (void)
-{
-  GString *s = g_string_new (NULL);
-
-  for (int k = 0; k < 200; k++)
-    g_string_append_printf (s, "%s%d,%d,16,16", k ? ";" : "",
-        40 + 96 * (k % 20), 46 + 108 * (k / 20));
-  return g_string_free (s, FALSE);
-}
-
-/* The bench's 64 boxes of 1600x900, each most of the frame */
-static gchar *
-overlapping_boxes (void)
-{
-  GString *s = g_string_new (NULL);
-
-  for (int k = 0; k < 64; k++)
-    g_string_append_printf (s, "%s%d,%d,1600,900", s->len ? ";" : "",
-        4 * k, 2 * k);
-  return g_string_free (s, FALSE);
 }
 
 static void
@@ -122,7 +83,7 @@ run_row (const Row * row, int frames)
     guint n_bad, n_merged;
     gint64 t0, t1, t2;
 
-    add_moving_metas (buf, width, height, row->roi_metas, i + frames);
+    bench_add_moving_metas (buf, width, height, row->roi_metas, i + frames);
     cudaconv_plan_set_buffer (&plan, buf, &crop, CUDACONV_REGION_MODE_INSIDE);
     t0 = g_get_monotonic_time ();
     cudaconv_regions_collect (&rules, history, buf, width, height, set,
@@ -158,12 +119,10 @@ int
 main (int argc, char **argv)
 {
   const int frames = argc > 1 ? atoi (argv[1]) : 300;
-  gchar *crowd = crowd_boxes ();
-  gchar *overlapping = overlapping_boxes ();
-  gchar *four = g_strdup ("100,100,288,180;1532,100,288,180;"
-      "100,800,288,180;1532,800,288,180");
+  gchar *crowd = bench_crowd_boxes ();
+  gchar *overlapping = bench_overlapping_boxes ();
   const Row rows[] = {
-    {"4 boxes of 288x180, gaussian r31", 0, four, 0, 31},
+    {"4 boxes of 288x180, gaussian r31", 0, BENCH_FOUR_BOXES, 0, 31},
     {"200 boxes of 16x16, gaussian r5", 0, crowd, 0, 5},
     {"64 boxes of 1600x900, gaussian r127", 0, overlapping, 0, 127},
     {"200 moving metas, region-hold=300, r31", 200, NULL, 300, 31},
@@ -184,6 +143,5 @@ main (int argc, char **argv)
     run_row (&rows[k], frames);
   g_free (crowd);
   g_free (overlapping);
-  g_free (four);
   return 0;
 }
