@@ -253,9 +253,9 @@ first_top_at (const Item * items, const guint * open, guint lo, guint hi,
  * the order of their left edges, each compared with those open (whose
  * right edge may lie beyond its left one) whose rows can meet its own.
  * The open rects are kept sorted by their top edges, so that a rect is
- * compared only with those whose top lies less than the tallest rect's
- * height above its own top and above its bottom: a crowd's rects meet
- * few of the many open beside them. Rects left behind by the sweep
+ * compared only with those whose top lies at most the tallest rect's
+ * height above its own top and above its bottom (no other can reach its
+ * rows): a crowd's rects meet few of the many open beside them. Rects left behind by the sweep
  * (right edge at or before the left one of the rect in hand, and so of
  * every later one) are dropped every few rects. */
 static void
