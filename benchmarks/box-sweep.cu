@@ -1,7 +1,6 @@
 /* cudaconv-box-sweep: the box families' kernels timed on their own under
  * several policies (box-lines.cuh's BoxLineTuning, box-running-sum.cuh's
- * BoxTuning, box-strip.cuh's BoxStripTuning and box-bands.cuh's
- * BoxBandTuning, and variants of them), on one
+ * BoxTuning and box-strip.cuh's BoxStripTuning, and variants of them), on one
  * plane of 8 and of 16 bits, against a cudaMemcpy2D plane copy: which design
  * and tiling fills the GPU best at each radius. Each variant's output is
  * checked against the box-running-sum family's (the sums are exact: equal
@@ -14,7 +13,6 @@
 #include <cstring>
 #include <vector>
 
-#include "box-bands.cuh"
 #include "box-lines.cuh"
 #include "box-strip.cuh"
 #include "box-running-sum.cuh"
@@ -33,12 +31,6 @@ template <int A, int ROWS, int SM_WARPS> struct Strip : BoxStripTuning {
   static constexpr int AHEAD = A;
   static constexpr int MAX_ROWS = ROWS;
   static constexpr int MIN_SM_WARPS = SM_WARPS;
-};
-
-template <int N, int ROWS, int A> struct Bands : BoxBandTuning {
-  static constexpr int THREADS = N;
-  static constexpr int TOTAL_ROWS = ROWS;
-  static constexpr int AHEAD = A;
 };
 
 __global__ void
@@ -147,18 +139,6 @@ strip_row (const char *name, Plane &p, const CcFilter &f, double copy_ms)
       both / copy_ms, same_output (p) ? "exact" : "DIFFERS");
 }
 
-/* One box-bands policy (band totals, then one pass), as a row of the
- * table */
-template <typename P, typename T> static void
-bands_row (const char *name, Plane &p, const CcFilter &f, double copy_ms)
-{
-  const Launch l = launch_of (p, f, p.out);
-  cudaMemset (p.out, 0, p.pitch * p.height);
-  const double both = time_ms ([&] { box_bands_launch<P, T> (l); });
-  printf ("  %-26s totals + one pass %8.4f ms  %5.2fx copy  %s\n", name, both,
-      both / copy_ms, same_output (p) ? "exact" : "DIFFERS");
-}
-
 /* One box-lines policy's passes, both, and both with the scaling in
  * double, as a row of the table */
 template <typename P, typename T, typename H> static void
@@ -218,12 +198,6 @@ sweep (int width, int height, int radius)
   lines_row<Lines<16, 16, 8, 3>, T, H> ("lines, 3 blocks", p, f, copy_ms);
   lines_row<Lines<16, 32, 8, 2>, T, H> ("lines, 32 lines", p, f, copy_ms);
   row<BoxTuning, T, H> ("running sums (BoxTuning)", p, f, copy_ms);
-  bands_row<BoxBandTuning, T> ("box-bands (BoxBandTuning)", p, f, copy_ms);
-  bands_row<Bands<128, 16, 4>, T> ("bands, 128 threads", p, f, copy_ms);
-  bands_row<Bands<512, 16, 4>, T> ("bands, 512 threads", p, f, copy_ms);
-  bands_row<Bands<256, 16, 2>, T> ("bands, 2 rows ahead", p, f, copy_ms);
-  bands_row<Bands<256, 16, 8>, T> ("bands, 8 rows ahead", p, f, copy_ms);
-  bands_row<Bands<256, 32, 4>, T> ("bands, totals of 32 rows", p, f, copy_ms);
   if (radius >= 1 && radius <= BOX_STRIP_MAX_RADIUS) {
     strip_row<BoxStripTuning, T> ("box-strip (BoxStripTuning)", p, f, copy_ms);
     strip_row<Strip<2, 64, 32>, T> ("strip, 2 rows ahead", p, f, copy_ms);

@@ -22,7 +22,7 @@
 
 #include <climits>
 
-#include "box.cuh"
+#include "launch.cuh"
 #include "radii.cuh"
 
 /* The family's tuning, the kernel's policy: box_strip_launch<P> runs it
@@ -53,6 +53,27 @@ template <int R> struct BoxStripShape {
   static constexpr int COLUMNS = 4 * (32 - 2 * HALO);
 };
 
+/* 4 consecutive raw samples of a row, as one word (8-bit) or two */
+template <typename T> struct BoxQuad {
+  typedef typename Quad<T>::type Word;
+  Word w;
+  /* raw sample k (0..3) */
+  __device__ __forceinline__ unsigned get (int k) const
+  {
+    if constexpr (sizeof (T) == 1)
+      return (w >> (8 * k)) & 0xffu;
+    else
+      return ((k < 2 ? w.x : w.y) >> (16 * (k & 1))) & 0xffffu;
+  }
+  __device__ __forceinline__ void set (const unsigned (&raw)[4])
+  {
+    if constexpr (sizeof (T) == 1)
+      w = raw[0] | raw[1] << 8 | raw[2] << 16 | raw[3] << 24;
+    else
+      w = make_uint2 (raw[0] | raw[1] << 16, raw[2] | raw[3] << 16);
+  }
+};
+
 /* The kernel's arguments */
 struct BoxStripArgs {
   ComponentArgs src, dst;
@@ -64,6 +85,46 @@ struct BoxStripArgs {
   double scale, offset;
   CcBoxDivider divider;
 };
+
+/* Columns [qx, qx + 4) of plane row y one sample at a time, through the
+ * border (the plane's rim, packed pixels, rows not on quads); kept out of
+ * line, so that the walk's unrolled rows stay small */
+template <typename T> __device__ __noinline__ BoxQuad<T>
+box_strip_load_samples (const BoxStripArgs &a, int qx, int y)
+{
+  const ComponentArgs &c = a.src;
+  const int by = (unsigned) y < (unsigned) c.height ?
+      y :
+      cc_border_index (y, c.height, a.border);
+  unsigned raw[4] = {};
+  if (by >= 0) {
+    const T *row = reinterpret_cast<const T *> (c.data + (size_t) by * c.pitch);
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+      const int bx = (unsigned) (qx + k) < (unsigned) c.width ?
+          qx + k :
+          cc_border_index (qx + k, c.width, a.border);
+      raw[k] = bx < 0 ? 0u : __ldg (row + (size_t) bx * c.pixel_stride);
+    }
+  }
+  BoxQuad<T> q;
+  q.set (raw);
+  return q;
+}
+
+/* The lane's quad of plane row y: one vector load where the quad and the
+ * row lie inside the plane (vec: the lane's columns do) */
+template <typename T> __device__ __forceinline__ BoxQuad<T>
+box_strip_load (const BoxStripArgs &a, int qx, int y, bool vec)
+{
+  if (vec && (unsigned) y < (unsigned) a.src.height) {
+    BoxQuad<T> q;
+    q.w = __ldg (reinterpret_cast<const typename BoxQuad<T>::Word *> (
+        a.src.data + (size_t) y * a.src.pitch + (size_t) qx * sizeof (T)));
+    return q;
+  }
+  return box_strip_load_samples<T> (a, qx, y);
+}
 
 /* A box sum as the value it stands for */
 template <bool DIVIDE> __device__ __forceinline__ unsigned
@@ -153,7 +214,7 @@ box_strip (const __grid_constant__ BoxStripArgs a)
   for (int i = 0; i < RING; i++) {
     const int y = y0 - R + i;
     if (y <= last)
-      ring[i] = box_quad_load<T> (a.src, a.border, qx, y, vec);
+      ring[i] = box_strip_load<T> (a, qx, y, vec);
     if (i < 2 * R + 1)
 #pragma unroll
       for (int k = 0; k < 4; k++)
@@ -172,7 +233,7 @@ box_strip (const __grid_constant__ BoxStripArgs a)
         v[k] += (in.get (k) >> shift) - (ring[i].get (k) >> shift);
       const int next = y - R + RING;
       if (next <= last)
-        ring[i] = box_quad_load<T> (a.src, a.border, qx, next, vec);
+        ring[i] = box_strip_load<T> (a, qx, next, vec);
     }
   }
 }

@@ -97,8 +97,6 @@ static constexpr Family catalogue[] = {
    * where they beat running sums */
   { CC_FAMILY_BOX_STRIP, "box-strip", CC_SHAPE_BOX, BOX_STRIP_RADII,
       any_plane, box_strip_pays, launch_box_strip, no_workspace },
-  { CC_FAMILY_BOX_BANDS, "box-bands", CC_SHAPE_BOX, WIDE_RADII,
-      any_plane, box_bands_pays, launch_box_bands, box_bands_workspace },
   { CC_FAMILY_BOX_LINES, "box-lines", CC_SHAPE_BOX, WIDE_RADII, any_plane,
       box_lines_pays, launch_box_lines, box_workspace },
   { CC_FAMILY_BOX_RUNNING_SUM, "box-running-sum", CC_SHAPE_BOX, WIDE_RADII,

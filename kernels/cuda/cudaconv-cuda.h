@@ -32,12 +32,11 @@ typedef enum {
   CC_FAMILY_SEPARABLE_WIDE_MMA, /* CC_SHAPE_WIDE from r16, tensor cores */
   CC_FAMILY_SEPARABLE_WIDE,  /* CC_SHAPE_WIDE, two passes, workspace */
   CC_FAMILY_BOX_STRIP,       /* CC_SHAPE_BOX r <= 8, one pass */
-  CC_FAMILY_BOX_BANDS,       /* CC_SHAPE_BOX, band totals, then one pass */
   CC_FAMILY_BOX_LINES,       /* CC_SHAPE_BOX, two transposed line passes */
   CC_FAMILY_BOX_RUNNING_SUM, /* CC_SHAPE_BOX, two passes, workspace */
   CC_FAMILY_BLOCK_MEAN       /* CC_SHAPE_BLOCKS, one pass */
 } CcFamily;
-#define CC_N_FAMILIES 16
+#define CC_N_FAMILIES 15
 
 /* "2d-strip-tiled-halo", ...; NULL for a value out of range */
 const char *cc_family_name (CcFamily family);
@@ -85,9 +84,8 @@ typedef enum {
  * strategy, CC_STRATEGY_AUTO included: CC_SHAPE_WIDE separable-wide-mma
  * from radius 16 and separable-wide below, CC_SHAPE_BOX box-strip up to
  * radius 4 (8 on planes large enough to fill the GPU with its warps),
- * box-running-sum below radius 9 elsewhere, box-bands from radius 9 but
- * box-lines from radius 96 on 16-bit samples, CC_SHAPE_BLOCKS
- * block-mean. */
+ * box-lines from radius 24 on 8-bit samples and 96 on 16-bit ones and
+ * box-running-sum between, CC_SHAPE_BLOCKS block-mean. */
 cudaError_t cc_cuda_select_family (const CcComponent *src,
     const CcComponent *dst, const CcFilter *filter, CcStrategy strategy,
     CcFamily *family);

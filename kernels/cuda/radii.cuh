@@ -61,8 +61,8 @@ constexpr int BOX_STRIP_MAX_RADIUS = 8;
 inline constexpr FamilyRadii BOX_STRIP_RADII = { 1, BOX_STRIP_MAX_RADIUS, 1,
   BOX_STRIP_MAX_RADIUS };
 
-/* separable-wide, the box families but box-strip, block-mean: a runtime
- * radius, every radius of the wide shapes */
+/* separable-wide, box-running-sum, block-mean: a runtime radius, every
+ * radius of the wide shapes */
 inline constexpr FamilyRadii WIDE_RADII = { 0, CC_MAX_WIDE_RADIUS, 0,
   CC_MAX_WIDE_RADIUS };
 

@@ -198,8 +198,8 @@ test_selector (void)
     {CC_STRATEGY_AUTO, 1, 63, 0, 32, 32, 0,
         CC_FAMILY_SEPARABLE_WIDE, CC_SHAPE_WIDE},
     /* the box: one pass up to r4, and up to r8 on planes whose warps
-     * fill the GPU; running sums below r9 elsewhere; band totals and one
-     * pass from r9, but for line passes on 16-bit samples from r96 */
+     * fill the GPU; line passes from the radius where they pay (r24 on
+     * 8-bit samples, r96 on 16-bit ones), running sums between */
     {CC_STRATEGY_TILED_HALO, 1, 2, 0, 1920, 1080, 0,
         CC_FAMILY_BOX_STRIP, CC_SHAPE_BOX},
     {CC_STRATEGY_AUTO, 2, 4, 0, 1920, 1080, 0,
@@ -211,13 +211,13 @@ test_selector (void)
     {CC_STRATEGY_AUTO, 1, 0, 0, 1920, 1080, 0,
         CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
     {CC_STRATEGY_AUTO, 1, 9, 0, 7680, 4320, 0,
-        CC_FAMILY_BOX_BANDS, CC_SHAPE_BOX},
-    {CC_STRATEGY_AUTO, 1, 127, 0, 3840, 2160, 0,
-        CC_FAMILY_BOX_BANDS, CC_SHAPE_BOX},
-    {CC_STRATEGY_AUTO, 2, 95, 0, 1920, 1080, 0,
-        CC_FAMILY_BOX_BANDS, CC_SHAPE_BOX},
-    {CC_STRATEGY_AUTO, 2, 96, 0, 1920, 1080, 0,
+        CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
+    {CC_STRATEGY_AUTO, 1, 23, 0, 1920, 1080, 0,
+        CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
+    {CC_STRATEGY_AUTO, 1, 24, 0, 1920, 1080, 0,
         CC_FAMILY_BOX_LINES, CC_SHAPE_BOX},
+    {CC_STRATEGY_AUTO, 2, 95, 0, 1920, 1080, 0,
+        CC_FAMILY_BOX_RUNNING_SUM, CC_SHAPE_BOX},
     {CC_STRATEGY_AUTO, 2, 127, 0, 32, 3000000, 0,
         CC_FAMILY_BOX_LINES, CC_SHAPE_BOX},
     {CC_STRATEGY_CACHE_HALO, 1, 0, 0, 1920, 1080, 1,
@@ -325,11 +325,9 @@ test_invalid_arguments (void)
 #ifdef KERNELS_CUDA
   CcFilter box_ok = ok;
   box_ok.shape = CC_SHAPE_BOX;
-  /* on a plane too small for box-strip to fill the GPU, the running sums:
-   * a box that needs a workspace (box-bands asks none on planes shorter
-   * than a band total) */
-  box_ok.radius = 8;
-  box_ok.scale = 1.0 / 289.0;
+  /* past box-strip's radii, where the box needs a workspace */
+  box_ok.radius = 9;
+  box_ok.scale = 1.0 / 361.0;
   unsigned char *d;
   if (cudaMalloc ((void **) &d, 128) != cudaSuccess)
     return;

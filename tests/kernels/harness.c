@@ -26,7 +26,6 @@ const Variant variants[] = {
   {"separable-wide-mma", CC_FAMILY_SEPARABLE_WIDE_MMA, 0},
   {"separable-wide", CC_FAMILY_SEPARABLE_WIDE, 0},
   {"box-strip", CC_FAMILY_BOX_STRIP, 0},
-  {"box-bands", CC_FAMILY_BOX_BANDS, 0},
   {"box-lines", CC_FAMILY_BOX_LINES, 0},
   {"box-running-sum", CC_FAMILY_BOX_RUNNING_SUM, 0},
   {"block-mean", CC_FAMILY_BLOCK_MEAN, 0},
