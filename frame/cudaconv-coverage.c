@@ -255,9 +255,9 @@ first_top_at (const Item * items, const guint * open, guint lo, guint hi,
  * The open rects are kept sorted by their top edges, so that a rect is
  * compared only with those whose top lies at most the tallest rect's
  * height above its own top and above its bottom (no other can reach its
- * rows): a crowd's rects meet few of the many open beside them. Rects left behind by the sweep
- * (right edge at or before the left one of the rect in hand, and so of
- * every later one) are dropped every few rects. */
+ * rows): a crowd's rects meet few of the many open beside them. Rects
+ * left behind by the sweep (right edge at or before the left one of the
+ * rect in hand, and so of every later one) are dropped every few rects. */
 static void
 join_overlapping_rects (Item * items, guint n, guint * order, guint * open)
 {
