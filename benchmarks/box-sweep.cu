@@ -27,6 +27,12 @@ template <int I, int L, int W, int B> struct Lines : BoxLineTuning {
   static constexpr int BLOCKS = B;
 };
 
+/* box-lines' policy with its second pass launched only after the first
+ * ends */
+template <typename P> struct Independent : P {
+  static constexpr bool DEPENDENT = false;
+};
+
 template <int A, int ROWS, int SM_WARPS> struct Strip : BoxStripTuning {
   static constexpr int AHEAD = A;
   static constexpr int MAX_ROWS = ROWS;
@@ -194,7 +200,11 @@ sweep (int width, int height, int radius)
   printf ("%dx%d %d-bit, box r%d: plane copy %.4f ms\n", width, height,
       8 * (int) sizeof (T), radius, copy_ms);
   lines_row<BoxLineTuning, T, H> ("box-lines (BoxLineTuning)", p, f, copy_ms);
-  lines_row<Lines<16, 16, 16, 2>, T, H> ("lines, 16 warps", p, f, copy_ms);
+  lines_row<Independent<BoxLineTuning>, T, H> ("lines, not dependent", p, f,
+      copy_ms);
+  lines_row<Lines<16, 16, 8, 4>, T, H> ("lines, 8 warps", p, f, copy_ms);
+  lines_row<Independent<Lines<16, 16, 8, 4> >, T, H> (
+      "lines, 8 warps, not dependent", p, f, copy_ms);
   lines_row<Lines<16, 16, 8, 3>, T, H> ("lines, 3 blocks", p, f, copy_ms);
   lines_row<Lines<16, 32, 8, 2>, T, H> ("lines, 32 lines", p, f, copy_ms);
   row<BoxTuning, T, H> ("running sums (BoxTuning)", p, f, copy_ms);

@@ -33,6 +33,7 @@
 #include <type_traits>
 
 #include "box.cuh"
+#include "dependent-launch.cuh"
 
 /* The family's tuning, the kernels' policy: box_lines_launch<P> runs them
  * with another (benchmarks/box-sweep.cu times several) */
@@ -40,14 +41,14 @@ struct BoxLineTuning {
   /* lines a block takes: a position's sums are one 16-byte store of 8-bit
    * samples, two of 16-bit sums */
   static constexpr int LINES = 16;
-  static constexpr int WARPS = 8;
+  static constexpr int WARPS = 16;
   /* window values a lane holds: the window is 32 * ITEMS positions */
   static constexpr int ITEMS = 16;
   /* windows start on multiples of ALIGN positions, so that a lane's
    * values are whole 16-byte vectors of every element type */
   static constexpr int ALIGN = 16;
   /* blocks an SM should hold (64 registers a thread) */
-  static constexpr int BLOCKS = 4;
+  static constexpr int BLOCKS = 2;
   /* the radii from which the selector prefers the family to
    * box-running-sum, whose column pass grows with the radius where these
    * passes hardly do: measured crossings (box-sweep, H100, 3840x2160 and
@@ -55,6 +56,9 @@ struct BoxLineTuning {
    * whose transposed sums take twice the bytes */
   static constexpr int MIN_RADIUS_8 = 24;
   static constexpr int MIN_RADIUS_16 = 96;
+  /* the second pass starts before the first ends (dependent-launch.cuh),
+   * its blocks waiting on the SMs through the first's last wave */
+  static constexpr bool DEPENDENT = true;
 };
 
 /* Where prefix sum j of a line lies in its shared row: 4 words of padding
@@ -176,6 +180,9 @@ box_lines (const __grid_constant__ BoxLineArgs a)
   /* the mask rounds toward minus infinity, negative starts included */
   const int ws = (x0 - a.radius) & -P::ALIGN;
 
+  /* the first pass's loads wait for the kernel before it, the second's
+   * for the first */
+  join_previous_grid ();
   /* every load of the warp's lines in flight before the first scan */
   unsigned v[PER_WARP][ITEMS];
 #pragma unroll
@@ -252,7 +259,7 @@ box_lines_pass (BoxLineArgs a, cudaStream_t stream)
   if (err != cudaSuccess)
     return err;
   return launch_kernel (kernel, (unsigned) blocks, 32 * P::WARPS, shared,
-      stream, false, a);
+      stream, SECOND && P::DEPENDENT, a);
 }
 
 /* mid^T as a component: l.height positions a row, a row per column of
