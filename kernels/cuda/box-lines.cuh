@@ -180,8 +180,8 @@ box_lines (const __grid_constant__ BoxLineArgs a)
   /* the mask rounds toward minus infinity, negative starts included */
   const int ws = (x0 - a.radius) & -P::ALIGN;
 
-  /* the first pass's loads wait for the kernel before it, the second's
-   * for the first */
+  /* the second pass, launched to start early, waits here for the first
+   * to end; either pass then lets the kernel after it start */
   join_previous_grid ();
   /* every load of the warp's lines in flight before the first scan */
   unsigned v[PER_WARP][ITEMS];
