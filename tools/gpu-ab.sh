@@ -19,7 +19,9 @@
 # v210, cuda-memory, regions) matches it, a regex: more rounds of the rows
 # whose runs spread most (I420-2160) fit one call that way.
 # Both builds need benchmarks/cudaconv-bench and plugin/libgstcudaconv.so;
-# GStreamer comes from .gst (tools/gpu-bundle.sh). Files go to $OUT.
+# GStreamer comes from .gst (tools/gpu-bundle.sh). Files go to $OUT:
+# compare.txt, and runs.tar.xz with each run's table and CSV and both
+# plugins' machine code.
 set -uo pipefail
 old=${1:?usage: $0 OLD_BUILD NEW_BUILD [ROUNDS] [LIMIT]}
 new=${2:?usage: $0 OLD_BUILD NEW_BUILD [ROUNDS] [LIMIT]}
@@ -96,6 +98,19 @@ if [ "${CUDACONV_AB_FIRST_FRAME:-1}" = 1 ]; then
     echo "one-frame pipeline, $side: $(first_frame "$build") ms"
   done
 fi
+# every table, CSV and machine-code listing in one archive beside
+# compare.txt, and the registries gone: a few files then hold the whole
+# run, where only a few can be fetched from the GPU machine
+(
+  cd "$out" || exit 1
+  shopt -s nullglob
+  runs=(*-old-*.txt *-new-*.txt *-old-*.csv *-new-*.csv sass-old.txt sass-new.txt)
+  rm -f registry-*.bin
+  if [ ${#runs[@]} -gt 0 ] && tar cJf runs.tar.xz -- "${runs[@]}"; then
+    rm -f -- "${runs[@]}"
+    echo "tables, CSVs and machine code: $out/runs.tar.xz (${#runs[@]} files)"
+  fi
+)
 # the comparison's verdict again, last, where a cut tail of the output
 # still shows it
 echo "rows slower than $limit x (from $out/compare.txt):"
