@@ -146,20 +146,35 @@ cudaconv_frames_unmap (GstVideoFrame * in, GstVideoFrame * out,
     gst_video_frame_unmap (out);
 }
 
+/* Where a frame's submit spent the host's time, in microseconds:
+ * queueing the frame, then finishing the oldest (waiting for it
+ * included) */
+typedef struct {
+  gint64 queue_us, finish_us;
+} CudaConvSubmitTimes;
+
 /* The one call per frame: queues it, and when max_in_flight frames are in
  * flight finishes the oldest, whose output *finished receives (else
- * NULL). */
+ * NULL); times (if not NULL) receives how long each took. */
 static inline gboolean
 cudaconv_backend_submit (CudaConvBackend * backend, const CudaConvJob * job,
     GstVideoFrame * in, GstVideoFrame * out, GstBuffer ** finished,
-    GError ** error)
+    CudaConvSubmitTimes * times, GError ** error)
 {
+  const gint64 start = g_get_monotonic_time ();
+  gint64 queued;
+  gboolean ok;
+
   *finished = NULL;
-  if (!backend->ops->submit (backend, job, in, out, error))
-    return FALSE;
-  if (backend->ops->in_flight (backend) < backend->max_in_flight)
-    return TRUE;
-  return backend->ops->finish_oldest (backend, finished, error);
+  ok = backend->ops->submit (backend, job, in, out, error);
+  queued = g_get_monotonic_time ();
+  if (ok && backend->ops->in_flight (backend) >= backend->max_in_flight)
+    ok = backend->ops->finish_oldest (backend, finished, error);
+  if (times) {
+    times->queue_us = queued - start;
+    times->finish_us = g_get_monotonic_time () - queued;
+  }
+  return ok;
 }
 
 /* Closes backend (NULL is ignored) after discarding what is in flight. */

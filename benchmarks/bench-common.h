@@ -125,6 +125,10 @@ typedef struct {
   /* ROI metas ("face") the feeder puts on each frame: boxes of 8x8 to
    * 40x40 pixels that move from frame to frame; 0: none */
   int roi_metas;
+  /* set by the run: cudaconv's stats over the timed outputs, microseconds
+   * of the host's time a frame collecting regions and building their
+   * coverage, queueing and finishing (-1: no cudaconv or no stats) */
+  double host_us[3];
 } RunWindow;
 
 /* Frames per second through "appsrc name=src ! <middle> ! appsink

@@ -243,6 +243,36 @@ cudaconv_device (GstElement * pipeline)
   return device;
 }
 
+/* The stats property of the pipeline's first cudaconv, as frames and
+ * microseconds (regions, queue, finish); FALSE where it has none. */
+static gboolean
+cudaconv_stats (GstElement * pipeline, guint64 v[4])
+{
+  GstIterator *it =
+      gst_bin_iterate_all_by_element_factory_name (GST_BIN (pipeline),
+      "cudaconv");
+  GValue item = G_VALUE_INIT;
+  gboolean ok = FALSE;
+
+  if (it && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GstElement *conv = g_value_get_object (&item);
+    GstStructure *stats = NULL;
+
+    if (g_object_class_find_property (G_OBJECT_GET_CLASS (conv), "stats"))
+      g_object_get (conv, "stats", &stats, NULL);
+    ok = stats && gst_structure_get_uint64 (stats, "frames", &v[0])
+        && gst_structure_get_uint64 (stats, "regions-us", &v[1])
+        && gst_structure_get_uint64 (stats, "queue-us", &v[2])
+        && gst_structure_get_uint64 (stats, "finish-us", &v[3]);
+    if (stats)
+      gst_structure_free (stats);
+    g_value_unset (&item);
+  }
+  if (it)
+    gst_iterator_free (it);
+  return ok;
+}
+
 double
 pipeline_run (const char *middle, const char *format, int w, int h,
     FeedMode mode, int frames, RunWindow * window)
@@ -260,10 +290,14 @@ pipeline_run (const char *middle, const char *format, int w, int h,
   gint64 t0 = 0, t1 = 0;
   int got = 0;
   double fps = -1.0;
+  guint64 stats0[4], stats1[4];
+  gboolean have_stats = FALSE;
 
   g_free (desc);
-  if (window)
+  if (window) {
     window->cuda_device = -1;
+    window->host_us[0] = window->host_us[1] = window->host_us[2] = -1.0;
+  }
   /* a missing element leaves a pipeline without it, and an error */
   if (err) {
     fprintf (stderr, "pipeline: %s\n", err->message);
@@ -320,8 +354,10 @@ pipeline_run (const char *middle, const char *format, int w, int h,
       && (s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
               10 * GST_SECOND));) {
     got++;
-    if (got == WARMUP_OUTPUTS)
+    if (got == WARMUP_OUTPUTS) {
       t0 = g_get_monotonic_time ();
+      have_stats = cudaconv_stats (pipeline, stats0);
+    }
     if (got == WARMUP_OUTPUTS && window && window->warm_gate)
       gate_arrive (window->warm_gate);
     t1 = g_get_monotonic_time ();
@@ -331,6 +367,12 @@ pipeline_run (const char *middle, const char *format, int w, int h,
   }
   if (window)
     window->cuda_device = cudaconv_device (pipeline);
+  /* the host's time a frame over the timed outputs' frames */
+  if (window && have_stats && cudaconv_stats (pipeline, stats1)
+      && stats1[0] > stats0[0])
+    for (int k = 0; k < 3; k++)
+      window->host_us[k] = (double) (stats1[k + 1] - stats0[k + 1])
+          / (double) (stats1[0] - stats0[0]);
   g_atomic_int_set (&feeder.stop, 1);
   if (g_atomic_pointer_get (&feeder.pool))
     gst_buffer_pool_set_flushing (feeder.pool, TRUE);

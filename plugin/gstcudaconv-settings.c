@@ -41,7 +41,8 @@ enum {
   PROP_REGION_BOXES,
   PROP_REGION_MARGIN,
   PROP_REGION_HOLD,
-  PROP_REGION_RADIUS_SCALE
+  PROP_REGION_RADIUS_SCALE,
+  PROP_STATS
 };
 
 #define DEFAULT_PROP_KERNEL GST_CUDACONV_KERNEL_GAUSSIAN
@@ -435,6 +436,13 @@ gst_cudaconv_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_REGION_RADIUS_SCALE:
       g_value_set_double (value, s->region_radius_scale);
       break;
+    case PROP_STATS:
+      g_value_take_boxed (value, gst_structure_new ("cudaconv-stats",
+              "frames", G_TYPE_UINT64, self->stats_frames,
+              "regions-us", G_TYPE_UINT64, self->stats_regions_us,
+              "queue-us", G_TYPE_UINT64, self->stats_queue_us,
+              "finish-us", G_TYPE_UINT64, self->stats_finish_us, NULL));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -574,6 +582,14 @@ gst_cudaconv_settings_install (GObjectClass * gobject_class)
           "larger faces get stronger blur; 0 uses radius for every region",
           0.0, 1.0, DEFAULT_PROP_REGION_RADIUS_SCALE,
           CONTROLLABLE_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "The host's time on the frames filtered since the element "
+          "started, in microseconds: \"frames\", \"regions-us\" (collecting "
+          "their regions and working out what those cover), \"queue-us\" "
+          "(queueing them on the backend) and \"finish-us\" (finishing "
+          "them, waiting for the device included)", GST_TYPE_STRUCTURE,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 }
 
 void

@@ -189,6 +189,10 @@ gst_cudaconv_start (GstBaseTransform * trans)
   self->invalid_buffers = 0;
   self->bad_regions_warned = FALSE;
   self->merged_regions_warned = FALSE;
+  GST_OBJECT_LOCK (self);
+  self->stats_frames = self->stats_regions_us = 0;
+  self->stats_queue_us = self->stats_finish_us = 0;
+  GST_OBJECT_UNLOCK (self);
   cudaconv_region_history_clear (self->region_history);
   self->backend = open_backend (self, &s, &err);
   if (!self->backend)
@@ -541,9 +545,13 @@ drain (GstCudaConv * self)
   GError *err = NULL;
 
   while (self->backend && self->backend->ops->in_flight (self->backend) > 0) {
+    const gint64 start = g_get_monotonic_time ();
     GstBuffer *out;
     if (!self->backend->ops->finish_oldest (self->backend, &out, &err))
       return backend_failed (self, err);
+    GST_OBJECT_LOCK (self);
+    self->stats_finish_us += (guint64) (g_get_monotonic_time () - start);
+    GST_OBJECT_UNLOCK (self);
     if (ret == GST_FLOW_OK)
       ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
     else
@@ -631,6 +639,8 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   GstFlowReturn ret;
   GError *err = NULL;
   CudaConvRegionMode mode;
+  CudaConvSubmitTimes times;
+  gint64 regions_us = 0, start;
 
   *outbuf = NULL;
   if (!inbuf)
@@ -644,7 +654,9 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   frame_job (self, &job);
   mode = region_mode (self);
   if (mode != CUDACONV_REGION_MODE_FRAME) {
+    start = g_get_monotonic_time ();
     gst_cudaconv_frame_regions (self, inbuf);
+    regions_us = g_get_monotonic_time () - start;
     if (mode == CUDACONV_REGION_MODE_INSIDE
         && gst_cudaconv_nothing_to_hide (self, inbuf))
       return pass_through (self, inbuf, outbuf);
@@ -665,7 +677,10 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
           GST_MAP_READ | (job.in_place ? GST_MAP_WRITE : 0) |
           gst_cudaconv_map_flag (self->in_cuda_memory), &crop, &err))
     return drop_invalid_input (self, inbuf, err);
+  start = g_get_monotonic_time ();
   frame_buffer (self, &job, inbuf, &crop);
+  if (mode != CUDACONV_REGION_MODE_FRAME)
+    regions_us += g_get_monotonic_time () - start;
   /* a picture taken out of a larger buffer leaves as a buffer of its own */
   if (job.in_place && crop.kind != CUDACONV_CROP_PICTURE) {
     gst_buffer_unref (inbuf);
@@ -702,8 +717,14 @@ gst_cudaconv_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 
 submit:
   if (!cudaconv_backend_submit (self->backend, &job, &in_frame, &out_frame,
-          outbuf, &err))
+          outbuf, &times, &err))
     return backend_failed (self, err);
+  GST_OBJECT_LOCK (self);
+  self->stats_frames++;
+  self->stats_regions_us += (guint64) regions_us;
+  self->stats_queue_us += (guint64) times.queue_us;
+  self->stats_finish_us += (guint64) times.finish_us;
+  GST_OBJECT_UNLOCK (self);
   return GST_FLOW_OK;
 
   /* ERRORS */

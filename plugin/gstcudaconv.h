@@ -100,6 +100,11 @@ struct _GstCudaConv {
   CcFilter *radius_filters[CC_MAX_WIDE_RADIUS + 1];
   gboolean bad_regions_warned;
   gboolean merged_regions_warned;
+  /* the host's time on the frames filtered since start (the stats
+   * property), under the object lock: microseconds collecting their
+   * regions and building what those cover, queueing them on the back end,
+   * and finishing them (waiting for the device included) */
+  guint64 stats_frames, stats_regions_us, stats_queue_us, stats_finish_us;
   /* the crop of the buffer being filtered, for transform_meta */
   CudaConvCropKind input_crop;
   guint invalid_buffers;        /* input dropped since start */

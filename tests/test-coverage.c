@@ -961,7 +961,7 @@ check_outside_raw (GstVideoFormat format, guint16 sample,
   job.coverage = cov;
   job.region_filters = f->filter_list;
   g_assert_true (cudaconv_backend_submit (cpu, &job, &in, &out, &finished,
-          &error));
+          NULL, &error));
   g_assert_no_error (error);
   g_assert_true (finished == outbuf);
 

@@ -481,6 +481,66 @@ GST_START_TEST (test_bytes_segment)
 
 GST_END_TEST;
 
+/* The stats property counts the frames filtered since start and the
+ * host's time on them; only frames filtered in their regions spend any on
+ * regions. */
+static GstStructure *
+stats_after (GstHarness * h, guint frames, guint64 * n)
+{
+  GstStructure *stats = NULL;
+  GstVideoInfo info;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 64, 48);
+  for (guint k = 0; k < frames; k++)
+    gst_buffer_unref (gst_harness_push_and_pull (h, random_frame (&info)));
+  g_object_get (h->element, "stats", &stats, NULL);
+  fail_unless (stats != NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "frames", n));
+  return stats;
+}
+
+GST_START_TEST (test_stats)
+{
+  const gchar *caps = "video/x-raw,format=I420,width=64,height=48,"
+      "framerate=30/1";
+  GstHarness *h = harness_new (caps);
+  GstStructure *stats;
+  guint64 n, regions_us, queue_us, finish_us;
+
+  g_object_set (h->element, "region-boxes", "8,8,16,16;40,20,24,28", NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "region", "inside");
+  stats = stats_after (h, 6, &n);
+  fail_unless (n == 6, "%" G_GUINT64_FORMAT " frames counted of 6", n);
+  fail_unless (gst_structure_get_uint64 (stats, "regions-us", &regions_us)
+      && gst_structure_get_uint64 (stats, "queue-us", &queue_us)
+      && gst_structure_get_uint64 (stats, "finish-us", &finish_us));
+  gst_structure_free (stats);
+  /* a new start counts afresh */
+  fail_unless (gst_element_set_state (h->element, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_set_state (h->element, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_object_get (h->element, "stats", &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "frames", &n) && n == 0);
+  fail_unless (gst_structure_get_uint64 (stats, "queue-us", &queue_us)
+      && queue_us == 0);
+  gst_structure_free (stats);
+  fail_unless (gst_element_set_state (h->element, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  harness_teardown (h);
+
+  h = harness_new (caps);
+  stats = stats_after (h, 3, &n);
+  fail_unless (n == 3, "%" G_GUINT64_FORMAT " frames counted of 3", n);
+  fail_unless (gst_structure_get_uint64 (stats, "regions-us", &regions_us)
+      && regions_us == 0, "region=frame spent %" G_GUINT64_FORMAT
+      " us on regions", regions_us);
+  gst_structure_free (stats);
+  harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static void
 add_tests (TCase * tc)
 {
@@ -493,6 +553,7 @@ add_tests (TCase * tc)
   tcase_add_test (tc, test_controller_animation);
   tcase_add_test (tc, test_numeric_edges);
   tcase_add_test (tc, test_property_fuzz);
+  tcase_add_test (tc, test_stats);
 #ifdef ELEMENT_CUDA
   tcase_add_test (tc, test_device_id_out_of_range);
   tcase_add_test (tc, test_kernel_family_reported);
