@@ -209,6 +209,25 @@ share_cuda_context (GstBus * bus, GstMessage * msg, gpointer data)
   return GST_BUS_PASS;
 }
 
+/* The pipeline's first cudaconv (a reference), or NULL where it has none */
+static GstElement *
+first_cudaconv (GstElement * pipeline)
+{
+  GstIterator *it =
+      gst_bin_iterate_all_by_element_factory_name (GST_BIN (pipeline),
+      "cudaconv");
+  GValue item = G_VALUE_INIT;
+  GstElement *conv = NULL;
+
+  if (it && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    conv = g_value_dup_object (&item);
+    g_value_unset (&item);
+  }
+  if (it)
+    gst_iterator_free (it);
+  return conv;
+}
+
 /* The device of the GstCudaContext the pipeline's first cudaconv answers
  * a context query with, as RunWindow's cuda_device says; the context's
  * structure names its device, so no link to GStreamer's CUDA library is
@@ -217,14 +236,10 @@ share_cuda_context (GstBus * bus, GstMessage * msg, gpointer data)
 static int
 cudaconv_device (GstElement * pipeline)
 {
-  GstIterator *it =
-      gst_bin_iterate_all_by_element_factory_name (GST_BIN (pipeline),
-      "cudaconv");
-  GValue item = G_VALUE_INIT;
+  GstElement *conv = first_cudaconv (pipeline);
   int device = -1;
 
-  if (it && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
-    GstElement *conv = g_value_get_object (&item);
+  if (conv) {
     GstQuery *query = gst_query_new_context ("gst.cuda.context");
     GstContext *context = NULL;
     guint id = 0;
@@ -236,10 +251,8 @@ cudaconv_device (GstElement * pipeline)
         device = (int) id;
     }
     gst_query_unref (query);
-    g_value_unset (&item);
+    gst_object_unref (conv);
   }
-  if (it)
-    gst_iterator_free (it);
   return device;
 }
 
@@ -248,28 +261,21 @@ cudaconv_device (GstElement * pipeline)
 static gboolean
 cudaconv_stats (GstElement * pipeline, guint64 v[4])
 {
-  GstIterator *it =
-      gst_bin_iterate_all_by_element_factory_name (GST_BIN (pipeline),
-      "cudaconv");
-  GValue item = G_VALUE_INIT;
-  gboolean ok = FALSE;
+  GstElement *conv = first_cudaconv (pipeline);
+  GstStructure *stats = NULL;
+  gboolean ok;
 
-  if (it && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
-    GstElement *conv = g_value_get_object (&item);
-    GstStructure *stats = NULL;
-
-    if (g_object_class_find_property (G_OBJECT_GET_CLASS (conv), "stats"))
-      g_object_get (conv, "stats", &stats, NULL);
-    ok = stats && gst_structure_get_uint64 (stats, "frames", &v[0])
-        && gst_structure_get_uint64 (stats, "regions-us", &v[1])
-        && gst_structure_get_uint64 (stats, "queue-us", &v[2])
-        && gst_structure_get_uint64 (stats, "finish-us", &v[3]);
-    if (stats)
-      gst_structure_free (stats);
-    g_value_unset (&item);
-  }
-  if (it)
-    gst_iterator_free (it);
+  if (conv && g_object_class_find_property (G_OBJECT_GET_CLASS (conv),
+          "stats"))
+    g_object_get (conv, "stats", &stats, NULL);
+  ok = stats && gst_structure_get_uint64 (stats, "frames", &v[0])
+      && gst_structure_get_uint64 (stats, "regions-us", &v[1])
+      && gst_structure_get_uint64 (stats, "queue-us", &v[2])
+      && gst_structure_get_uint64 (stats, "finish-us", &v[3]);
+  if (stats)
+    gst_structure_free (stats);
+  if (conv)
+    gst_object_unref (conv);
   return ok;
 }
 
