@@ -620,3 +620,24 @@ gst_cudaconv_settings_init (GstCudaConv * self)
   self->settings_filter_valid = gst_cudaconv_settings_filter (s,
       &self->settings_filter, NULL);
 }
+
+void
+gst_cudaconv_stats_reset (GstCudaConv * self)
+{
+  GST_OBJECT_LOCK (self);
+  self->stats_frames = self->stats_regions_us = 0;
+  self->stats_queue_us = self->stats_finish_us = 0;
+  GST_OBJECT_UNLOCK (self);
+}
+
+void
+gst_cudaconv_stats_add (GstCudaConv * self, guint frames, gint64 regions_us,
+    gint64 queue_us, gint64 finish_us)
+{
+  GST_OBJECT_LOCK (self);
+  self->stats_frames += frames;
+  self->stats_regions_us += (guint64) regions_us;
+  self->stats_queue_us += (guint64) queue_us;
+  self->stats_finish_us += (guint64) finish_us;
+  GST_OBJECT_UNLOCK (self);
+}

@@ -32,9 +32,9 @@
  */
 
 /* The element is GStreamer-facing only: negotiation, allocation, and one
- * call per frame into the back end chosen in start (cudaconv-backend.h).
- * Its properties live in gstcudaconv-settings.c, its side of CUDA memory
- * in gstcudaconv-cuda-memory.c. */
+ * call per frame into the back end chosen in start (cudaconv-backend.h,
+ * gstcudaconv-backend.c). Its properties live in gstcudaconv-settings.c,
+ * its side of CUDA memory in gstcudaconv-cuda-memory.c. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -45,7 +45,6 @@
 #include <gst/analytics/analytics.h>
 #endif
 #include "gstcudaconv-cuda-memory.h"
-#include "cudaconv-device-load.h"
 #include "cudaconv-frame-check.h"
 #include "cudaconv-presets.h"
 
@@ -96,68 +95,6 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaconv, "cudaconv", GST_RANK_NONE,
 
 static GstFlowReturn drain (GstCudaConv * self);
 
-/* Posts what the back end reports, such as the kernel family each filtered
- * component runs (on the first frame and whenever it changes: a new
- * radius, strategy, format or plane alignment), in the debug log and as a
- * bus INFO. */
-static void
-post_backend_report (const gchar * report, gpointer user_data)
-{
-  GstCudaConv *self = GST_CUDACONV (user_data);
-
-  GST_INFO_OBJECT (self, "CUDA kernels: %s", report);
-  GST_ELEMENT_INFO (self, LIBRARY, SETTINGS, ("CUDA kernels: %s", report),
-      ("%s", self->backend->ops->describe (self->backend)));
-}
-
-/* Uncounts the element from its device's load, if it was counted. */
-static void
-release_device (GstCudaConv * self)
-{
-  cudaconv_device_load_release (self->device);
-  self->device = -1;
-}
-
-/* The back end that backend= asks for: CUDA on the device of the
- * GstCudaContext shared with the pipeline's other CUDA elements where the
- * build has GStreamer's CUDA library, else on device-id or for -1 the
- * least busy device (self->device counted); the CPU's for
- * backend=cpu, and for auto when no CUDA device is usable (with a warning
- * that says why). NULL when backend=cuda finds none. */
-static CudaConvBackend *
-open_backend (GstCudaConv * self, const GstCudaConvSettings * s,
-    GError ** error)
-{
-  CudaConvBackend *backend = NULL;
-  GError *err = NULL;
-
-  if (s->backend != GST_CUDACONV_BACKEND_CPU
-      && gst_cudaconv_ensure_cuda_context (GST_ELEMENT (self), s->device_id,
-          &self->cuda_context, &self->device, &err))
-    backend = cudaconv_cuda_backend_new (self->device, self->cuda_context,
-        &err);
-  if (backend) {
-    backend->report = post_backend_report;
-    backend->report_data = self;
-    return backend;
-  }
-  /* nothing runs on the device that was counted, and the next start
-   * chooses again (device-id may change in READY) */
-  release_device (self);
-  gst_clear_object (&self->cuda_context);
-  if (s->backend == GST_CUDACONV_BACKEND_CUDA) {
-    g_propagate_error (error, err);
-    return NULL;
-  }
-  if (err) {
-    GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-        ("No usable CUDA device; using the CPU backend: %s", err->message),
-        ("set backend=cpu to choose the CPU explicitly"));
-    g_clear_error (&err);
-  }
-  return cudaconv_cpu_backend_new (self->n_threads);
-}
-
 static gboolean
 gst_cudaconv_start (GstBaseTransform * trans)
 {
@@ -189,12 +126,9 @@ gst_cudaconv_start (GstBaseTransform * trans)
   self->invalid_buffers = 0;
   self->bad_regions_warned = FALSE;
   self->merged_regions_warned = FALSE;
-  GST_OBJECT_LOCK (self);
-  self->stats_frames = self->stats_regions_us = 0;
-  self->stats_queue_us = self->stats_finish_us = 0;
-  GST_OBJECT_UNLOCK (self);
+  gst_cudaconv_stats_reset (self);
   cudaconv_region_history_clear (self->region_history);
-  self->backend = open_backend (self, &s, &err);
+  self->backend = gst_cudaconv_open_backend (self, &s, &err);
   if (!self->backend)
     goto no_cuda;
   GST_ELEMENT_INFO (self, LIBRARY, INIT, ("Using the %s backend on %s",
@@ -241,7 +175,7 @@ gst_cudaconv_stop (GstBaseTransform * trans)
   cudaconv_backend_close (self->backend);
   self->backend = NULL;
   gst_clear_object (&self->cuda_context);
-  release_device (self);
+  gst_cudaconv_release_device (self);
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
   self->backend_capabilities = 0;
@@ -549,9 +483,7 @@ drain (GstCudaConv * self)
     GstBuffer *out;
     if (!self->backend->ops->finish_oldest (self->backend, &out, &err))
       return backend_failed (self, err);
-    GST_OBJECT_LOCK (self);
-    self->stats_finish_us += (guint64) (g_get_monotonic_time () - start);
-    GST_OBJECT_UNLOCK (self);
+    gst_cudaconv_stats_add (self, 0, 0, 0, g_get_monotonic_time () - start);
     if (ret == GST_FLOW_OK)
       ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
     else
@@ -719,12 +651,8 @@ submit:
   if (!cudaconv_backend_submit (self->backend, &job, &in_frame, &out_frame,
           outbuf, &times, &err))
     return backend_failed (self, err);
-  GST_OBJECT_LOCK (self);
-  self->stats_frames++;
-  self->stats_regions_us += (guint64) regions_us;
-  self->stats_queue_us += (guint64) times.queue_us;
-  self->stats_finish_us += (guint64) times.finish_us;
-  GST_OBJECT_UNLOCK (self);
+  gst_cudaconv_stats_add (self, 1, regions_us, times.queue_us,
+      times.finish_us);
   return GST_FLOW_OK;
 
   /* ERRORS */

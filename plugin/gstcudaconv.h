@@ -113,6 +113,17 @@ struct _GstCudaConv {
 
 GST_ELEMENT_REGISTER_DECLARE (cudaconv);
 
+/* gstcudaconv-backend.c: the back end that backend= asks for: CUDA on the
+ * device of the GstCudaContext shared with the pipeline's other CUDA
+ * elements where the build has GStreamer's CUDA library, else on
+ * device-id or for -1 the least busy device (self->device counted); the
+ * CPU's for backend=cpu, and for auto when no CUDA device is usable (with
+ * a warning that says why). NULL when backend=cuda finds none. */
+CudaConvBackend *gst_cudaconv_open_backend (GstCudaConv * self,
+    const GstCudaConvSettings * s, GError ** error);
+/* Uncounts the element from its device's load, if it was counted. */
+void gst_cudaconv_release_device (GstCudaConv * self);
+
 /* gstcudaconv-allocation.c: the allocation queries, with pools of the back
  * end's memory. */
 gboolean gst_cudaconv_propose_allocation (GstBaseTransform * trans,
@@ -147,6 +158,12 @@ gboolean gst_cudaconv_settings_filter (const GstCudaConvSettings * s,
     CcFilter * filter, GError ** error);
 /* Switches passthrough on for settings that change nothing, off else. */
 void gst_cudaconv_update_passthrough (GstCudaConv * self);
+/* The stats property's counts: reset at start; a frame filtered (frames
+ * 1) or finished on its own (frames 0, as draining finishes them) adds
+ * its microseconds. */
+void gst_cudaconv_stats_reset (GstCudaConv * self);
+void gst_cudaconv_stats_add (GstCudaConv * self, guint frames,
+    gint64 regions_us, gint64 queue_us, gint64 finish_us);
 
 G_END_DECLS
 #endif /* GST_CUDACONV_H */
