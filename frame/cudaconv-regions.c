@@ -20,8 +20,12 @@ typedef struct {
 } HeldRegion;
 
 struct _CudaConvRegionHistory {
-  /* each distinct rect once (a set of HeldRegion, keyed by the rect) */
-  GHashTable *held;
+  /* each distinct rect once, in the order first reported */
+  GArray *held;                 /* HeldRegion */
+  /* an open-addressing index of held by rect, remade every frame: an
+   * entry's position + 1, 0 where empty; index_size a power of 2 */
+  guint *index;
+  guint index_size;
   guint64 frame;                /* frames collected since cleared */
   guint hold;
 };
@@ -144,19 +148,15 @@ cudaconv_regions_parse_types (const gchar * text, GQuark types[16],
 }
 
 static guint
-rect_hash (gconstpointer p)
+rect_hash (const CudaConvRegion * r)
 {
-  const CudaConvRegion *r = p;
-
   return ((guint) r->x * 2654435761u) ^ ((guint) r->y * 40503u)
       ^ ((guint) r->w << 16) ^ (guint) r->h;
 }
 
 static gboolean
-rect_equal (gconstpointer a, gconstpointer b)
+rect_equal (const CudaConvRegion * r, const CudaConvRegion * s)
 {
-  const CudaConvRegion *r = a, *s = b;
-
   return r->x == s->x && r->y == s->y && r->w == s->w && r->h == s->h;
 }
 
@@ -165,15 +165,14 @@ cudaconv_region_history_new (void)
 {
   CudaConvRegionHistory *history = g_new0 (CudaConvRegionHistory, 1);
 
-  /* the rect is a HeldRegion's first member: the key is the entry */
-  history->held = g_hash_table_new_full (rect_hash, rect_equal, g_free, NULL);
+  history->held = g_array_new (FALSE, FALSE, sizeof (HeldRegion));
   return history;
 }
 
 void
 cudaconv_region_history_clear (CudaConvRegionHistory * history)
 {
-  g_hash_table_remove_all (history->held);
+  g_array_set_size (history->held, 0);
   history->frame = 0;
   history->hold = 0;
 }
@@ -183,7 +182,8 @@ cudaconv_region_history_free (CudaConvRegionHistory * history)
 {
   if (!history)
     return;
-  g_hash_table_unref (history->held);
+  g_array_unref (history->held);
+  g_free (history->index);
   g_free (history);
 }
 
@@ -267,109 +267,179 @@ reported_boxes (const CudaConvRegionRules * rules, GstBuffer * buffer,
 #endif
 }
 
-/* The cell of the merge grid that holds r's centre */
-static guint
-merge_cell (const CudaConvRegion * r, gint width, gint height)
+/* The edge of the merge grid's cells before cell c on an axis of size
+ * samples: cell c holds [cell_edge (c), cell_edge (c + 1)), so that the
+ * cell of sample x is x * CUDACONV_MERGE_GRID / size, rounded down. */
+static gint
+cell_edge (gint c, gint size)
 {
-  const gint64 cx = (gint64) r->x + r->w / 2, cy = (gint64) r->y + r->h / 2;
-  const guint gx = (guint) MIN (cx * CUDACONV_MERGE_GRID / width,
-      CUDACONV_MERGE_GRID - 1);
-  const guint gy = (guint) MIN (cy * CUDACONV_MERGE_GRID / height,
-      CUDACONV_MERGE_GRID - 1);
-
-  return gy * CUDACONV_MERGE_GRID + gx;
+  return (gint) (((gint64) c * size + CUDACONV_MERGE_GRID - 1) /
+      CUDACONV_MERGE_GRID);
 }
 
-/* Grows *into to hold r as well (into->w == 0: empty) */
+static gint
+cell_of (gint x, gint size)
+{
+  return (gint) ((gint64) x * CUDACONV_MERGE_GRID / size);
+}
+
+/* The cells [*x0, *x1) x [*y0, *y1) of the merge grid that r touches */
 static void
-rect_join (CudaConvRegion * into, const CudaConvRegion * r)
+touched_cells (const CudaConvRegion * r, gint width, gint height, gint * x0,
+    gint * y0, gint * x1, gint * y1)
 {
-  gint x1, y1;
-
-  if (into->w == 0) {
-    *into = *r;
-    return;
-  }
-  x1 = MAX (into->x + into->w, r->x + r->w);
-  y1 = MAX (into->y + into->h, r->y + r->h);
-  into->x = MIN (into->x, r->x);
-  into->y = MIN (into->y, r->y);
-  into->w = x1 - into->x;
-  into->h = y1 - into->y;
+  *x0 = cell_of (r->x, width);
+  *y0 = cell_of (r->y, height);
+  *x1 = cell_of (r->x + r->w - 1, width) + 1;
+  *y1 = cell_of (r->y + r->h - 1, height) + 1;
 }
 
-/* The regions past CUDACONV_MAX_REGIONS: those whose centres share a cell
- * of the merge grid become their bounding box, in the cells' order. */
+#define N_CELLS (CUDACONV_MERGE_GRID * CUDACONV_MERGE_GRID)
+
+/* The cells of the merge grid whose mark is not 0, as rects into to (at
+ * most N_CELLS / 2 of them), each with the largest mark of its cells in
+ * marks_to where that is not NULL: each row of cells' runs of marked
+ * cells, a run grown down while the row below has the same run. */
+static guint
+cells_to_rects (const guint64 * marks, gint width, gint height,
+    CudaConvRegion * to, guint64 * marks_to)
+{
+  enum { G = CUDACONV_MERGE_GRID };
+  /* the runs of the row of cells above, as cell spans, and their rects */
+  gint above[G][2], below[G][2];
+  guint above_rect[G], below_rect[G], n_above = 0, n = 0;
+
+  for (gint y = 0; y < G; y++) {
+    guint n_below = 0, a = 0;
+    /* a frame less than G rows tall has rows of cells with none */
+    if (cell_edge (y + 1, height) == cell_edge (y, height))
+      continue;
+    for (gint x = 0; x < G;) {
+      guint64 most = 0;
+      gint e = x;
+      if (marks[y * G + x] == 0) {
+        x++;
+        continue;
+      }
+      for (; e < G && marks[y * G + e] != 0; e++)
+        most = MAX (most, marks[y * G + e]);
+      below[n_below][0] = x;
+      below[n_below][1] = e;
+      while (a < n_above && above[a][0] < x)
+        a++;
+      if (a < n_above && above[a][0] == x && above[a][1] == e) {
+        below_rect[n_below] = above_rect[a];
+        to[above_rect[a]].h = cell_edge (y + 1, height) - to[above_rect[a]].y;
+      } else {
+        to[n].x = cell_edge (x, width);
+        to[n].y = cell_edge (y, height);
+        to[n].w = cell_edge (e, width) - to[n].x;
+        to[n].h = cell_edge (y + 1, height) - to[n].y;
+        if (marks_to)
+          marks_to[n] = 0;
+        below_rect[n_below] = n++;
+      }
+      if (marks_to)
+        marks_to[below_rect[n_below]] = MAX (marks_to[below_rect[n_below]],
+            most);
+      n_below++;
+      x = e;
+    }
+    memcpy (above, below, n_below * sizeof (above[0]));
+    memcpy (above_rect, below_rect, n_below * sizeof (above_rect[0]));
+    n_above = n_below;
+  }
+  return n;
+}
+
+/* The regions past CUDACONV_MAX_REGIONS: every cell of the merge grid
+ * that any of them touches, as rects. A region is counted on its cells'
+ * corners and the counts summed over the grid, so the cost follows the
+ * count of regions and not their sizes. */
 static void
 merge_on_grid (GArray * all, gint width, gint height)
 {
-  CudaConvRegion *cells = g_new0 (CudaConvRegion,
-      CUDACONV_MERGE_GRID * CUDACONV_MERGE_GRID);
+  enum { G = CUDACONV_MERGE_GRID };
+  gint counts[(G + 1) * (G + 1)] = { 0 };
+  guint64 marks[N_CELLS];
   const CudaConvRegion *r = (const CudaConvRegion *) all->data;
-  guint kept = 0;
 
-  for (guint k = 0; k < all->len; k++)
-    rect_join (&cells[merge_cell (&r[k], width, height)], &r[k]);
-  for (guint c = 0; c < CUDACONV_MERGE_GRID * CUDACONV_MERGE_GRID; c++)
-    if (cells[c].w > 0)
-      g_array_index (all, CudaConvRegion, kept++) = cells[c];
-  g_array_set_size (all, kept);
-  g_free (cells);
+  for (guint k = 0; k < all->len; k++) {
+    gint x0, y0, x1, y1;
+    touched_cells (&r[k], width, height, &x0, &y0, &x1, &y1);
+    counts[y0 * (G + 1) + x0]++;
+    counts[y0 * (G + 1) + x1]--;
+    counts[y1 * (G + 1) + x0]--;
+    counts[y1 * (G + 1) + x1]++;
+  }
+  for (gint y = 0; y < G; y++)
+    for (gint x = 0; x < G; x++) {
+      counts[y * (G + 1) + x] += (x ? counts[y * (G + 1) + x - 1] : 0)
+          + (y ? counts[(y - 1) * (G + 1) + x] : 0)
+          - (x && y ? counts[(y - 1) * (G + 1) + x - 1] : 0);
+      marks[y * G + x] = counts[y * (G + 1) + x] > 0;
+    }
+  /* past CUDACONV_MAX_REGIONS regions, more than N_CELLS / 2 rects: they
+   * go over the regions already read */
+  g_array_set_size (all, cells_to_rects (marks, width, height,
+          (CudaConvRegion *) all->data, NULL));
 }
 
-typedef struct {
-  guint64 oldest;               /* seen before it: expired */
-  GArray *to;
-} HeldVisit;
-
-static gboolean
-held_expired (gpointer key, gpointer value, gpointer user_data)
-{
-  const HeldVisit *v = user_data;
-
-  return ((HeldRegion *) key)->seen < v->oldest;
-}
-
-static void
-held_append (gpointer key, gpointer value, gpointer user_data)
-{
-  const HeldVisit *v = user_data;
-
-  g_array_append_val (v->to, ((HeldRegion *) key)->rect);
-}
-
-/* Past CUDACONV_MAX_HELD_REGIONS, the held regions merged on the grid,
- * each merged box seen when the newest of its boxes was. */
+/* Past CUDACONV_MAX_HELD_REGIONS, the held regions merged on the grid:
+ * the cells they touch, as rects, each seen when the newest region in its
+ * cells was. Each region marks its cells: the cost follows their area,
+ * at most the grid's cells a region. */
 static void
 held_merge (CudaConvRegionHistory * history, gint width, gint height)
 {
-  HeldRegion *cells = g_new0 (HeldRegion,
-      CUDACONV_MERGE_GRID * CUDACONV_MERGE_GRID);
-  GHashTableIter iter;
-  gpointer key;
+  guint64 marks[N_CELLS] = { 0 }, seen[N_CELLS / 2];
+  CudaConvRegion rects[N_CELLS / 2];
+  const HeldRegion *held = (const HeldRegion *) history->held->data;
+  guint n;
 
-  g_hash_table_iter_init (&iter, history->held);
-  while (g_hash_table_iter_next (&iter, &key, NULL)) {
-    const HeldRegion *h = key;
-    HeldRegion *cell = &cells[merge_cell (&h->rect, width, height)];
-    rect_join (&cell->rect, &h->rect);
-    cell->seen = MAX (cell->seen, h->seen);
+  for (guint k = 0; k < history->held->len; k++) {
+    gint x0, y0, x1, y1;
+    touched_cells (&held[k].rect, width, height, &x0, &y0, &x1, &y1);
+    for (gint y = y0; y < y1; y++)
+      for (gint x = x0; x < x1; x++)
+        marks[y * CUDACONV_MERGE_GRID + x] =
+            MAX (marks[y * CUDACONV_MERGE_GRID + x], held[k].seen);
   }
-  g_hash_table_remove_all (history->held);
-  for (guint c = 0; c < CUDACONV_MERGE_GRID * CUDACONV_MERGE_GRID; c++)
-    if (cells[c].rect.w > 0)
-      g_hash_table_add (history->held, g_memdup2 (&cells[c],
-              sizeof (HeldRegion)));
-  g_free (cells);
+  n = cells_to_rects (marks, width, height, rects, seen);
+  g_array_set_size (history->held, n);
+  for (guint k = 0; k < n; k++) {
+    HeldRegion *h = &g_array_index (history->held, HeldRegion, k);
+    h->rect = rects[k];
+    h->seen = seen[k];
+  }
+}
+
+/* The slot of the index where rect r is, or the empty one where it would
+ * go */
+static guint
+index_slot (const CudaConvRegionHistory * history, const CudaConvRegion * r)
+{
+  const HeldRegion *held = (const HeldRegion *) history->held->data;
+  const guint mask = history->index_size - 1;
+  guint j = rect_hash (r) & mask;
+
+  while (history->index[j] != 0
+      && !rect_equal (&held[history->index[j] - 1].rect, r))
+    j = (j + 1) & mask;
+  return j;
 }
 
 /* This frame's reports into the history, each rect once; then every
- * region reported in the last frames hold (this one included) into all. */
+ * region reported in the last frames hold (this one included) into all.
+ * The history is an array, its index remade each frame over what is left
+ * of it: no allocation a region, and a cost that follows the count. */
 static void
 hold (CudaConvRegionHistory * history, guint frames, GArray * reported,
     GArray * all, gint width, gint height)
 {
-  HeldVisit visit;
+  HeldRegion *held;
+  guint64 oldest;
+  guint kept = 0, size = 16;
 
   if (frames != history->hold) {
     cudaconv_region_history_clear (history);
@@ -380,23 +450,40 @@ hold (CudaConvRegionHistory * history, guint frames, GArray * reported,
     g_array_append_vals (all, reported->data, reported->len);
     return;
   }
-  visit.oldest = history->frame > frames ? history->frame - frames : 0;
-  visit.to = all;
-  g_hash_table_foreach_remove (history->held, held_expired, &visit);
+  oldest = history->frame > frames ? history->frame - frames : 0;
+  held = (HeldRegion *) history->held->data;
+  for (guint k = 0; k < history->held->len; k++)
+    if (held[k].seen >= oldest)
+      held[kept++] = held[k];
+  g_array_set_size (history->held, kept);
+  /* at most half full once this frame's reports are in */
+  while (size < 2 * (kept + reported->len))
+    size *= 2;
+  if (size > history->index_size) {
+    g_free (history->index);
+    history->index = g_new (guint, size);
+    history->index_size = size;
+  }
+  memset (history->index, 0, history->index_size * sizeof (guint));
+  for (guint k = 0; k < kept; k++)
+    history->index[index_slot (history, &held[k].rect)] = k + 1;
   for (guint k = 0; k < reported->len; k++) {
     const CudaConvRegion *r = &g_array_index (reported, CudaConvRegion, k);
-    HeldRegion *h = g_hash_table_lookup (history->held, r);
+    const guint j = index_slot (history, r);
 
-    if (!h) {
-      h = g_new (HeldRegion, 1);
-      h->rect = *r;
-      g_hash_table_add (history->held, h);
+    if (history->index[j] == 0) {
+      const HeldRegion h = { *r, 0 };
+      g_array_append_val (history->held, h);
+      history->index[j] = history->held->len;
     }
-    h->seen = history->frame;
+    g_array_index (history->held, HeldRegion, history->index[j] - 1).seen =
+        history->frame;
   }
-  if (g_hash_table_size (history->held) > CUDACONV_MAX_HELD_REGIONS)
+  if (history->held->len > CUDACONV_MAX_HELD_REGIONS)
     held_merge (history, width, height);
-  g_hash_table_foreach (history->held, held_append, &visit);
+  held = (HeldRegion *) history->held->data;
+  for (guint k = 0; k < history->held->len; k++)
+    g_array_append_val (all, held[k].rect);
 }
 
 void

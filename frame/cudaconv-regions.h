@@ -16,17 +16,17 @@
 
 G_BEGIN_DECLS
 
-/* Most regions a frame is filtered in, each as itself; past it, regions
- * whose centres share a cell of a CUDACONV_MERGE_GRID x CUDACONV_MERGE_GRID
- * grid over the frame are replaced by their bounding box, which hides no
- * less. */
+/* Most regions a frame is filtered in, each as itself; past it, every
+ * cell of a CUDACONV_MERGE_GRID x CUDACONV_MERGE_GRID grid over the frame
+ * that any region touches is filtered (the cells as a few rects), which
+ * hides no less. */
 #define CUDACONV_MAX_REGIONS 1024
 #define CUDACONV_MERGE_GRID 32
 /* Most fixed boxes (the region-boxes property) */
 #define CUDACONV_MAX_FIXED_BOXES CUDACONV_MAX_REGIONS
 /* Most distinct regions a stream holds from earlier frames; past it, the
- * held ones are merged on the grid above, each merged box held as long as
- * the newest of its boxes. */
+ * held ones become the cells of the grid above that they touch (as a few
+ * rects), each rect held as long as the newest region in its cells. */
 #define CUDACONV_MAX_HELD_REGIONS (4 * CUDACONV_MAX_REGIONS)
 /* Most frames a region is held for (the region-hold property) */
 #define CUDACONV_MAX_REGION_HOLD 300

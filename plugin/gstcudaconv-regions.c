@@ -68,8 +68,8 @@ gst_cudaconv_frame_regions (GstCudaConv * self, GstBuffer * inbuf)
   if (n_merged > 0 && !self->merged_regions_warned) {
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("A frame has %u regions, more than the %d filtered each as itself: "
-            "regions whose centres lie in one cell of a %dx%d grid over the "
-            "frame are filtered as their bounding box", n_merged,
+            "every cell of a %dx%d grid over the frame that one of them "
+            "touches is filtered", n_merged,
             CUDACONV_MAX_REGIONS, CUDACONV_MERGE_GRID, CUDACONV_MERGE_GRID),
         ("this warning is given once per stream"));
     self->merged_regions_warned = TRUE;

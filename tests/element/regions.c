@@ -785,37 +785,36 @@ random_boxes (GRand * rand, guint n, gint width, gint height, Box * boxes)
   }
 }
 
-/* Past 1,024 regions, the documented rule: the regions whose centres lie
- * in one cell of a 32x32 grid over the frame become their bounding box. */
+/* Past 1,024 regions, the documented rule: every cell of a 32x32 grid
+ * over the frame that a region touches is filtered, the cells' edges at
+ * ceil (c * size / 32); here a box per touched cell. */
 static guint
 merged_on_grid (const Box * boxes, guint n, gint width, gint height,
     Box * merged)
 {
-  Box cells[32 * 32];
-  gboolean used[32 * 32] = { FALSE };
+  gboolean touched[32][32] = { { FALSE } };
   guint kept = 0;
 
-  for (guint k = 0; k < n; k++) {
-    const gint gx = MIN ((boxes[k].x + boxes[k].w / 2) * 32 / width, 31);
-    const gint gy = MIN ((boxes[k].y + boxes[k].h / 2) * 32 / height, 31);
-    Box *c = &cells[gy * 32 + gx];
-    if (!used[gy * 32 + gx]) {
-      used[gy * 32 + gx] = TRUE;
-      *c = boxes[k];
-      continue;
-    }
-    {
-      const gint x1 = MAX (c->x + c->w, boxes[k].x + boxes[k].w);
-      const gint y1 = MAX (c->y + c->h, boxes[k].y + boxes[k].h);
-      c->x = MIN (c->x, boxes[k].x);
-      c->y = MIN (c->y, boxes[k].y);
-      c->w = x1 - c->x;
-      c->h = y1 - c->y;
-    }
-  }
-  for (guint c = 0; c < 32 * 32; c++)
-    if (used[c])
-      merged[kept++] = cells[c];
+  for (guint k = 0; k < n; k++)
+    for (gint gy = 0; gy < 32; gy++)
+      for (gint gx = 0; gx < 32; gx++) {
+        const gint x0 = (gx * width + 31) / 32;
+        const gint x1 = ((gx + 1) * width + 31) / 32;
+        const gint y0 = (gy * height + 31) / 32;
+        const gint y1 = ((gy + 1) * height + 31) / 32;
+        if (x0 < boxes[k].x + boxes[k].w && boxes[k].x < x1
+            && y0 < boxes[k].y + boxes[k].h && boxes[k].y < y1)
+          touched[gy][gx] = TRUE;
+      }
+  for (gint gy = 0; gy < 32; gy++)
+    for (gint gx = 0; gx < 32; gx++)
+      if (touched[gy][gx]) {
+        const gint x0 = (gx * width + 31) / 32;
+        const gint y0 = (gy * height + 31) / 32;
+        merged[kept++] = (Box) {
+        x0, y0, ((gx + 1) * width + 31) / 32 - x0,
+              ((gy + 1) * height + 31) / 32 - y0};
+      }
   return kept;
 }
 
