@@ -122,6 +122,8 @@ typedef struct {
   gint cwx0, cwy0, cwx1, cwy1;  /* the cluster's windows' bounding box */
   guint region;
   guint parent;                 /* union-find over a group's items */
+  /* its rect lies inside another of the group's: it adds no writes */
+  gboolean inside;
 } Item;
 
 static guint
@@ -257,7 +259,10 @@ first_top_at (const Item * items, const guint * open, guint lo, guint hi,
  * height above its own top and above its bottom (no other can reach its
  * rows): a crowd's rects meet few of the many open beside them. Rects
  * left behind by the sweep (right edge at or before the left one of the
- * rect in hand, and so of every later one) are dropped every few rects. */
+ * rect in hand, and so of every later one) are dropped every few rects.
+ * A rect inside an open one joins it and is not opened, and is marked to
+ * add no writes: a held crowd inside the box its hold merged into costs a
+ * comparison a rect. */
 static void
 join_overlapping_rects (Item * items, guint n, guint * order, guint * open)
 {
@@ -274,13 +279,24 @@ join_overlapping_rects (Item * items, guint n, guint * order, guint * open)
   g_free (keys);
   for (guint k = 0; k < n; k++) {
     const Item *it = &items[order[k]];
+    gboolean contained = FALSE;
     guint at;
 
     for (guint j = first_top_at (items, open, 0, n_open, it->y0 - tallest);
         j < n_open && items[open[j]].y0 < it->y1; j++) {
       const Item *o = &items[open[j]];
-      if (o->x1 > it->x0 && it->y0 < o->y1)
+      if (o->x1 > it->x0 && it->y0 < o->y1) {
         join (items, open[j], order[k]);
+        /* inside an open rect (whose left edge comes no later): every
+         * open rect it meets meets that one too, and is joined with it
+         * already, and so is every later rect it would meet; it need not
+         * be open itself */
+        contained = o->x1 >= it->x1 && o->y0 <= it->y0 && o->y1 >= it->y1;
+        if (contained) {
+          items[order[k]].inside = TRUE;
+          break;
+        }
+      }
     }
     if (k % 32 == 31) {
       guint kept = 0;
@@ -289,6 +305,8 @@ join_overlapping_rects (Item * items, guint n, guint * order, guint * open)
           open[kept++] = open[j];
       n_open = kept;
     }
+    if (contained)
+      continue;
     at = first_top_at (items, open, 0, n_open, it->y0);
     memmove (&open[at + 1], &open[at], (n_open - at) * sizeof (guint));
     open[at] = order[k];
@@ -473,6 +491,7 @@ add_group_pieces (CudaConvCoverage * coverage, const CudaConvPlan * plan,
     it->cwy1 = it->wy1;
     it->region = group[k];
     it->parent = n;
+    it->inside = FALSE;
     n++;
   }
   join_overlapping_rects (items, n, order, open);
@@ -496,6 +515,8 @@ add_group_pieces (CudaConvCoverage * coverage, const CudaConvPlan * plan,
     if (c->parent != root)
       continue;
     for (guint i = root; i != G_MAXUINT; i = next[i]) {
+      if (items[i].inside)
+        continue;
       rects[m].x = items[i].x0;
       rects[m].y = items[i].y0;
       rects[m].w = items[i].x1 - items[i].x0;
