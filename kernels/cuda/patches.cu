@@ -22,11 +22,16 @@
 /* rows of a block: a warp each */
 #define PATCH_ROWS 8
 
-struct PatchArgs {
-  CcPatch p[CC_MAX_PATCHES];
+/* The patches of a launch as its parameters, in room for up to CAP of
+ * them: the driver copies a launch's parameters whole, so a few patches
+ * go in a small room, which queues in less time */
+template <int CAP> struct PatchArgs {
+  CcPatch p[CAP];
 };
-static_assert (sizeof (PatchArgs) + sizeof (CcBorder) <= 32764,
+static_assert (sizeof (PatchArgs<CC_MAX_PATCHES>) + sizeof (CcBorder) <= 32764,
     "a launch's parameters take at most 32,764 bytes");
+/* the rooms, smallest first */
+static constexpr int PATCH_ROOMS[] = { 16, 64, CC_MAX_PATCHES };
 
 /* 16 bytes between s and d, one of them on 16 bytes: the aligned side as
  * one vector, the other as 4-byte words where the two are 4 bytes apart,
@@ -91,8 +96,8 @@ patch_sample (const CcPatch &p, const T *srow, int i, CcBorder border)
   return sx < 0 || !srow ? T (0) : srow[(size_t) sx * p.src.pixel_stride];
 }
 
-template <typename T, bool WIDE_DST> __global__ void
-copy_patches (const __grid_constant__ PatchArgs args, CcBorder border)
+template <typename T, bool WIDE_DST, int CAP> __global__ void
+copy_patches (const __grid_constant__ PatchArgs<CAP> args, CcBorder border)
 {
   const CcPatch &p = args.p[blockIdx.z];
   const int j = blockIdx.y * PATCH_ROWS + threadIdx.y;
@@ -123,13 +128,38 @@ copy_patches (const __grid_constant__ PatchArgs args, CcBorder border)
         (size_t) (i1 - i0) * sizeof (T), lane);
 }
 
+/* The launch of n patches in the room of CAP */
+template <int CAP> static cudaError_t
+launch_patches (const CcPatch *patches, int n, CcBorder border,
+    CcPatchWide wide, cudaStream_t stream)
+{
+  PatchArgs<CAP> args;
+  int max_h = 0;
+
+  for (int k = 0; k < n; k++) {
+    args.p[k] = patches[k];
+    max_h = max_h > patches[k].height ? max_h : patches[k].height;
+  }
+  const dim3 block (32, PATCH_ROWS);
+  const dim3 grid (1, (max_h + PATCH_ROWS - 1) / PATCH_ROWS, n);
+  if (grid.y > 65535)
+    return cudaErrorInvalidValue;
+  const bool u8 = patches[0].src.sample == CC_SAMPLE_U8;
+  if (wide == CC_PATCH_WIDE_DST)
+    return u8 ? launch_kernel (copy_patches<uint8_t, true, CAP>, grid, block,
+               0, stream, false, args, border) :
+                launch_kernel (copy_patches<uint16_t, true, CAP>, grid, block,
+                    0, stream, false, args, border);
+  return u8 ? launch_kernel (copy_patches<uint8_t, false, CAP>, grid, block, 0,
+             stream, false, args, border) :
+              launch_kernel (copy_patches<uint16_t, false, CAP>, grid, block,
+                  0, stream, false, args, border);
+}
+
 cudaError_t
 cc_cuda_copy_patches (const CcPatch *patches, int n, CcBorder border,
     CcPatchWide wide, cudaStream_t stream)
 {
-  PatchArgs args;
-  int max_h = 0;
-
   if (!patches || n < 0 || n > CC_MAX_PATCHES || border < CC_BORDER_ZERO
       || border > CC_BORDER_WRAP
       || (wide != CC_PATCH_WIDE_SRC && wide != CC_PATCH_WIDE_DST))
@@ -143,25 +173,14 @@ cc_cuda_copy_patches (const CcPatch *patches, int n, CcBorder border,
         || p.dst.pitch < (size_t) ((p.width - 1) * p.dst.pixel_stride + 1)
                 * (size_t) p.dst.sample)
       return cudaErrorInvalidValue;
-    args.p[k] = p;
-    max_h = max_h > p.height ? max_h : p.height;
   }
-  const dim3 block (32, PATCH_ROWS);
-  const dim3 grid (1, (max_h + PATCH_ROWS - 1) / PATCH_ROWS, n);
-  if (grid.y > 65535)
-    return cudaErrorInvalidValue;
   /* every patch of a launch has the same sample type */
   for (int k = 1; k < n; k++)
     if (patches[k].src.sample != patches[0].src.sample)
       return cudaErrorInvalidValue;
-  const bool u8 = patches[0].src.sample == CC_SAMPLE_U8;
-  if (wide == CC_PATCH_WIDE_DST)
-    return u8 ? launch_kernel (copy_patches<uint8_t, true>, grid, block, 0,
-               stream, false, args, border) :
-                launch_kernel (copy_patches<uint16_t, true>, grid, block, 0,
-                    stream, false, args, border);
-  return u8 ? launch_kernel (copy_patches<uint8_t, false>, grid, block, 0,
-             stream, false, args, border) :
-              launch_kernel (copy_patches<uint16_t, false>, grid, block, 0,
-                  stream, false, args, border);
+  if (n <= PATCH_ROOMS[0])
+    return launch_patches<PATCH_ROOMS[0]> (patches, n, border, wide, stream);
+  if (n <= PATCH_ROOMS[1])
+    return launch_patches<PATCH_ROOMS[1]> (patches, n, border, wide, stream);
+  return launch_patches<PATCH_ROOMS[2]> (patches, n, border, wide, stream);
 }

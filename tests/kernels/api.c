@@ -541,7 +541,9 @@ patch_reference (const CcPatch * patches, int n, const unsigned char *src,
  * 16-bit samples, side by side or interleaved, at every byte alignment,
  * from 1 to 300 samples wide, reaching past every edge of their source
  * under every border, between device memory and mapped host memory both
- * ways, either side wide; the bytes around the patches poisoned and kept. */
+ * ways, either side wide, 1 to 24 of them a launch (the two smaller rooms
+ * of the launch's parameters) and now and then 320; the bytes around the
+ * patches poisoned and kept. */
 static void
 test_patches (RefRng * rng)
 {
