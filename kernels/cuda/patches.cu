@@ -5,14 +5,15 @@
  * the device maps (pinned or registered), so that only the regions' bytes
  * cross the bus, read and written by the kernel itself.
  *
- * A warp per row of a patch, one grid layer per patch. The columns that
- * lie outside the source go one sample at a time through the border; of
+ * A warp per row of a patch, each patch the blocks of its own rows. The columns
+ * that lie outside the source go one sample at a time through the border; of
  * components whose samples lie side by side (pixel stride 1), the rest of
  * the row moves as bytes in 16-byte vectors on the side the caller names
  * (the host memory: the bus takes a warp's 512 contiguous bytes as a few
  * large requests, where a sample a thread made one 32-byte request per
  * warp, about a quarter of what the bus carries), and in words or bytes,
  * as the two sides' alignments allow, on the other. */
+#include <climits>
 #include <cstdint>
 
 #include "cudaconv-cuda.h"
@@ -27,6 +28,11 @@
  * go in a small room, which queues in less time */
 template <int CAP> struct PatchArgs {
   CcPatch p[CAP];
+  /* the first block of each patch's rows, and past the last the grid's
+   * blocks: each patch takes the blocks its own rows need, so that one
+   * tall patch among many short ones gives no blocks without work */
+  int first_block[CAP + 1];
+  int n;
 };
 static_assert (sizeof (PatchArgs<CC_MAX_PATCHES>) + sizeof (CcBorder) <= 32764,
     "a launch's parameters take at most 32,764 bytes");
@@ -99,8 +105,19 @@ patch_sample (const CcPatch &p, const T *srow, int i, CcBorder border)
 template <typename T, bool WIDE_DST, int CAP> __global__ void
 copy_patches (const __grid_constant__ PatchArgs<CAP> args, CcBorder border)
 {
-  const CcPatch &p = args.p[blockIdx.z];
-  const int j = blockIdx.y * PATCH_ROWS + threadIdx.y;
+  /* the patch whose blocks hold this one: the last that starts at or
+   * before it */
+  const int b = (int) blockIdx.x;
+  int lo = 0, hi = args.n - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (args.first_block[mid] <= b)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const CcPatch &p = args.p[lo];
+  const int j = (b - args.first_block[lo]) * PATCH_ROWS + threadIdx.y;
   const int lane = threadIdx.x;
   if (j >= p.height)
     return;
@@ -134,26 +151,29 @@ launch_patches (const CcPatch *patches, int n, CcBorder border,
     CcPatchWide wide, cudaStream_t stream)
 {
   PatchArgs<CAP> args;
-  int max_h = 0;
+  long long blocks = 0;
 
   for (int k = 0; k < n; k++) {
     args.p[k] = patches[k];
-    max_h = max_h > patches[k].height ? max_h : patches[k].height;
+    args.first_block[k] = (int) blocks;
+    blocks += (patches[k].height + PATCH_ROWS - 1) / PATCH_ROWS;
+    if (blocks > INT_MAX)
+      return cudaErrorInvalidValue;
   }
+  args.first_block[n] = (int) blocks;
+  args.n = n;
   const dim3 block (32, PATCH_ROWS);
-  const dim3 grid (1, (max_h + PATCH_ROWS - 1) / PATCH_ROWS, n);
-  if (grid.y > 65535)
-    return cudaErrorInvalidValue;
+  const dim3 grid ((unsigned) blocks);
   const bool u8 = patches[0].src.sample == CC_SAMPLE_U8;
   if (wide == CC_PATCH_WIDE_DST)
-    return u8 ? launch_kernel (copy_patches<uint8_t, true, CAP>, grid, block,
-               0, stream, false, args, border) :
+    return u8 ? launch_kernel (copy_patches<uint8_t, true, CAP>, grid, block, 0,
+               stream, false, args, border) :
                 launch_kernel (copy_patches<uint16_t, true, CAP>, grid, block,
                     0, stream, false, args, border);
   return u8 ? launch_kernel (copy_patches<uint8_t, false, CAP>, grid, block, 0,
              stream, false, args, border) :
-              launch_kernel (copy_patches<uint16_t, false, CAP>, grid, block,
-                  0, stream, false, args, border);
+              launch_kernel (copy_patches<uint16_t, false, CAP>, grid, block, 0,
+                  stream, false, args, border);
 }
 
 cudaError_t
