@@ -23,9 +23,10 @@ struct _CudaConvRegionHistory {
   /* each distinct rect once, in the order first reported */
   GArray *held;                 /* HeldRegion */
   /* an open-addressing index of held by rect, remade every frame: an
-   * entry's position + 1, 0 where empty; index_size a power of 2 */
+   * entry's position + 1, 0 where empty; index_size this frame's power
+   * of 2, at most index_room, the entries allocated */
   guint *index;
-  guint index_size;
+  guint index_size, index_room;
   guint64 frame;                /* frames collected since cleared */
   guint hold;
 };
@@ -379,8 +380,8 @@ merge_on_grid (GArray * all, gint width, gint height)
           - (x && y ? counts[(y - 1) * (G + 1) + x - 1] : 0);
       marks[y * G + x] = counts[y * (G + 1) + x] > 0;
     }
-  /* past CUDACONV_MAX_REGIONS regions, more than N_CELLS / 2 rects: they
-   * go over the regions already read */
+  /* the rects, at most N_CELLS / 2, are fewer than the regions already
+   * read (more than CUDACONV_MAX_REGIONS): they go over them */
   g_array_set_size (all, cells_to_rects (marks, width, height,
           (CudaConvRegion *) all->data, NULL));
 }
@@ -459,12 +460,14 @@ hold (CudaConvRegionHistory * history, guint frames, GArray * reported,
   /* at most half full once this frame's reports are in */
   while (size < 2 * (kept + reported->len))
     size *= 2;
-  if (size > history->index_size) {
+  if (size > history->index_room) {
     g_free (history->index);
     history->index = g_new (guint, size);
-    history->index_size = size;
+    history->index_room = size;
   }
-  memset (history->index, 0, history->index_size * sizeof (guint));
+  /* a few regions after a crowd clear a few entries, not the crowd's */
+  history->index_size = size;
+  memset (history->index, 0, size * sizeof (guint));
   for (guint k = 0; k < kept; k++)
     history->index[index_slot (history, &held[k].rect)] = k + 1;
   for (guint k = 0; k < reported->len; k++) {
