@@ -235,9 +235,17 @@ typedef struct {
   const CudaConvPiece *pieces;
   guint n;
   gint reach, width, height;    /* the stack's samples */
-  guint group;
+  /* the part filtered whole into the scratch from offset, its writes
+   * taken from there: where the windows with their reach hold as many
+   * samples as the part (crowds of overlapping boxes), a stack would cost
+   * more than the part's own filter */
+  gboolean whole;
+  gsize offset, pitch;
+  guint group;                  /* NO_GROUP where whole */
   gint row;                     /* the stack's first row in its group */
 } Stack;
+
+#define NO_GROUP G_MAXUINT
 
 typedef struct {
   guint first;                  /* its first stack */
@@ -280,6 +288,18 @@ stack_component (const FrameSlot * slot, const StackGroup * groups,
       st->height);
 }
 
+/* A whole part's filtered samples in the slot's scratch */
+static CcComponent
+whole_component (const FrameSlot * slot, const Stack * st)
+{
+  CcComponent c = st->part_in;
+
+  c.data = (guint8 *) slot->scratch + st->offset;
+  c.pitch = st->pitch;
+  c.pixel_stride = 1;
+  return c;
+}
+
 /* Queues the copies of one kind of patch of every stack (gathering the
  * windows, or scattering the writes), CC_MAX_PATCHES at a time. */
 static gboolean
@@ -294,10 +314,14 @@ copy_stack_patches (FrameSlot * slot, const CudaConvCoverage * coverage,
 
   for (guint m = 0; m < n; m++) {
     const Stack *st = &stacks[m];
-    const CcComponent stacked = stack_component (slot, groups, st, gather);
+    const CcComponent stacked = st->whole ? whole_component (slot, st) :
+        stack_component (slot, groups, st, gather);
     const gint r = st->reach;
     gint row = 0;
 
+    /* a whole part has nothing to gather: its filter read the part */
+    if (gather && st->whole)
+      continue;
     for (guint k = 0; k < st->n; k++) {
       const CudaConvPiece *piece = &st->pieces[k];
       const GstVideoRectangle *bounds = &piece->bounds;
@@ -305,7 +329,16 @@ copy_stack_patches (FrameSlot * slot, const CudaConvCoverage * coverage,
 
       for (guint w = 0; w < n_patches; w++) {
         CcPatch *p = &patches[queued];
-        if (gather) {
+        if (!gather && st->whole) {
+          const GstVideoRectangle *rect =
+              &coverage->writes[piece->first_write + w];
+          p->src = stacked;
+          p->x = rect->x;
+          p->y = rect->y;
+          p->width = rect->w;
+          p->height = rect->h;
+          p->dst = cudaconv_component_sub (&st->part_out, rect);
+        } else if (gather) {
           p->src = st->part_in;
           p->x = bounds->x - r;
           p->y = bounds->y - r;
@@ -339,7 +372,9 @@ copy_stack_patches (FrameSlot * slot, const CudaConvCoverage * coverage,
 
 /* Frames filtered inside their regions: the windows gathered into a stack
  * per component part, each group of stacks filtered in one launch, the
- * writes scattered into the output. The planes are where the frames are on the
+ * writes scattered into the output; a part whose stack would hold as many
+ * samples as the part itself is filtered whole instead, its writes
+ * scattered from that. The planes are where the frames are on the
  * mapped path (host memory the device maps), else the device planes the
  * slot bound (device memory, or the copies of host planes), the output
  * already a copy of the input where it is not the input. */
@@ -398,6 +433,15 @@ compute_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
           st->width = MAX (st->width, st->pieces[j].bounds.w + 2 * st->reach);
           st->height += st->pieces[j].bounds.h + 2 * st->reach;
         }
+        /* the device's own planes only: on the mapped path the part's
+         * filter would read all of it over the bus */
+        st->whole = !mapped && (gint64) st->width * st->height >=
+            (gint64) s[k].width * s[k].height;
+        if (st->whole) {
+          st->group = NO_GROUP;
+          n++;
+          continue;
+        }
         /* under the alike stacks before it, else a group of its own */
         st->group = 0;
         while (st->group < n_groups
@@ -423,11 +467,31 @@ compute_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
     groups[g].offset = need;
     need += 2 * groups[g].pitch * groups[g].height;
   }
+  for (guint m = 0; m < n; m++)
+    if (stacks[m].whole) {
+      stacks[m].pitch = GST_ROUND_UP_16 ((gsize) stacks[m].part_in.width *
+          stacks[m].part_in.sample);
+      stacks[m].offset = need;
+      need += stacks[m].pitch * stacks[m].part_in.height;
+    }
   if (!cudaconv_cuda_slot_grow (&slot->scratch, &slot->scratch_size, need,
           error)
       || !copy_stack_patches (slot, coverage, stacks, n, groups, TRUE,
           job->border, error))
     return FALSE;
+  for (guint m = 0; m < n; m++) {
+    const Stack *st = &stacks[m];
+    CcComponent filtered;
+
+    if (!st->whole)
+      continue;
+    filtered = whole_component (slot, st);
+    if (!cudaconv_cuda_slot_grow (&slot->workspace, &slot->workspace_bytes,
+            cc_cuda_workspace_bytes (&st->part_in, job->filter), error)
+        || !cudaconv_cuda_run_component (cuda, slot, st->comp, &st->part_in,
+            &filtered, job->filter, job->border, TRUE, error))
+      return FALSE;
+  }
   for (guint g = 0; g < n_groups; g++) {
     const Stack *first = &stacks[groups[g].first];
     const CcComponent group_in = group_component (slot, &groups[g], first,
