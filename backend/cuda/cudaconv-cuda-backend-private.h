@@ -102,6 +102,11 @@ typedef struct {
    * outgrows (a stack of windows may: it grows then) */
   void *workspace;
   gsize workspace_bytes;
+  /* the tables of the frame's patch copies (cc_cuda_copy_patch_table),
+   * pinned: each launch's from patch_used on, back to 0 when the slot
+   * takes a frame (the slot's last frame is done by then) */
+  void *patch_table;
+  gsize patch_table_size, patch_used;
   /* the kernels of the slot's device frames, recorded for replay
    * (cudaconv-cuda-graph.c); NULL until the first */
   CcFrameGraph *graph;
@@ -203,6 +208,11 @@ GstBuffer *cudaconv_cuda_slot_end (FrameSlot * slot, gboolean keep_output);
  * once, and takes half again, so that a region growing frame by frame
  * does not reallocate each time. */
 gboolean cudaconv_cuda_slot_grow (void **buffer, gsize * size, gsize bytes,
+    GError ** error);
+/* bytes of the slot's patch tables for one launch, on 16 bytes, which
+ * the frame keeps until it is done; growing the tables waits for the
+ * slot's stream (the frame's earlier launches may read the old ones) */
+gpointer cudaconv_cuda_slot_patch_table (FrameSlot * slot, gsize bytes,
     GError ** error);
 
 /* cudaconv-cuda-route.c: the one decision of a frame's path. */

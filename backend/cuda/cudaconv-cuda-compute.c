@@ -36,23 +36,54 @@ piece_fill (gpointer ctx, const CcComponent * dst, guint value,
           ((PieceContext *) ctx)->slot->stream), error);
 }
 
-/* The rects in launches of CC_MAX_PATCHES */
+/* Patches a launch takes as its parameters (the smallest room of
+ * cc_cuda_copy_patches); more go in a table */
+#define PARAMETER_PATCHES 16
+
+/* The n patches copied on the slot's stream: a few as the launch's
+ * parameters, more from tables in the slot's pinned memory where the
+ * device maps it, since the driver copies a launch's parameters whole
+ * (320 patches as parameters took the host about 22 us a launch). */
+static gboolean
+copy_patches (const CudaBackend * cuda, FrameSlot * slot,
+    const CcPatch * patches, guint n, CcBorder border, CcPatchWide wide,
+    GError ** error)
+{
+  const gboolean table = n > PARAMETER_PATCHES && cuda->maps_host_memory;
+  const guint most = table ? CC_MAX_TABLE_PATCHES : CC_MAX_PATCHES;
+
+  for (guint k = 0; k < n; k += most) {
+    const int m = (int) MIN (n - k, most);
+    if (table) {
+      const gsize bytes = cc_cuda_patch_table_bytes (&patches[k], m);
+      gpointer at = bytes ? cudaconv_cuda_slot_patch_table (slot, bytes,
+          error) : NULL;
+      if (bytes && !at)
+        return FALSE;
+      if (!CUDACONV_CHECK (cc_cuda_copy_patch_table (&patches[k], m, border,
+                  wide, at, bytes, slot->stream), error))
+        return FALSE;
+    } else if (!CUDACONV_CHECK (cc_cuda_copy_patches (&patches[k], m, border,
+                wide, slot->stream), error)) {
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 static gboolean
 piece_copy (gpointer ctx, guint n, const CcComponent * from,
     const CcComponent * to, GError ** error)
 {
-  CcPatch *patches = g_new (CcPatch, MIN (n, CC_MAX_PATCHES));
-  gboolean ok = TRUE;
+  PieceContext *pc = ctx;
+  CcPatch *patches = g_new (CcPatch, MAX (n, 1));
+  gboolean ok;
 
-  for (guint k = 0; ok && k < n; k += CC_MAX_PATCHES) {
-    const guint m = MIN (n - k, CC_MAX_PATCHES);
-    for (guint i = 0; i < m; i++)
-      patches[i] = (CcPatch) {
-      from[k + i], 0, 0, from[k + i].width, from[k + i].height, to[k + i]};
-    ok = CUDACONV_CHECK (cc_cuda_copy_patches (patches, (int) m,
-            CC_BORDER_CLAMP, CC_PATCH_WIDE_DST,
-            ((PieceContext *) ctx)->slot->stream), error);
-  }
+  for (guint i = 0; i < n; i++)
+    patches[i] = (CcPatch) {
+    from[i], 0, 0, from[i].width, from[i].height, to[i]};
+  ok = copy_patches (pc->cuda, pc->slot, patches, n, CC_BORDER_CLAMP,
+      CC_PATCH_WIDE_DST, error);
   g_free (patches);
   return ok;
 }
@@ -301,16 +332,23 @@ whole_component (const FrameSlot * slot, const Stack * st)
 }
 
 /* Queues the copies of one kind of patch of every stack (gathering the
- * windows, or scattering the writes), CC_MAX_PATCHES at a time. */
+ * windows, or scattering the writes). */
 static gboolean
-copy_stack_patches (FrameSlot * slot, const CudaConvCoverage * coverage,
-    const Stack * stacks, guint n, const StackGroup * groups, gboolean gather,
-    CcBorder border, GError ** error)
+copy_stack_patches (const CudaBackend * cuda, FrameSlot * slot,
+    const CudaConvCoverage * coverage, const Stack * stacks, guint n,
+    const StackGroup * groups, gboolean gather, CcBorder border,
+    GError ** error)
 {
-  CcPatch patches[CC_MAX_PATCHES];
   /* the host side: read when gathering, written when scattering */
   const CcPatchWide wide = gather ? CC_PATCH_WIDE_SRC : CC_PATCH_WIDE_DST;
-  int queued = 0;
+  guint queued = 0, count = 0;
+  CcPatch *patches;
+  gboolean ok;
+
+  for (guint m = 0; m < n; m++)
+    for (guint k = 0; k < stacks[m].n; k++)
+      count += gather ? (stacks[m].whole ? 0 : 1) : stacks[m].pieces[k].n_writes;
+  patches = g_new (CcPatch, MAX (count, 1));
 
   for (guint m = 0; m < n; m++) {
     const Stack *st = &stacks[m];
@@ -356,18 +394,15 @@ copy_stack_patches (FrameSlot * slot, const CudaConvCoverage * coverage,
           p->height = rect->h;
           p->dst = cudaconv_component_sub (&st->part_out, rect);
         }
-        if (++queued == CC_MAX_PATCHES) {
-          if (!CUDACONV_CHECK (cc_cuda_copy_patches (patches, queued, border,
-                      wide, slot->stream), error))
-            return FALSE;
-          queued = 0;
-        }
+        queued++;
       }
       row += bounds->h + 2 * r;
     }
   }
-  return CUDACONV_CHECK (cc_cuda_copy_patches (patches, queued, border,
-          wide, slot->stream), error);
+  g_assert (queued == count);
+  ok = copy_patches (cuda, slot, patches, queued, border, wide, error);
+  g_free (patches);
+  return ok;
 }
 
 /* Frames filtered inside their regions: the windows gathered into a stack
@@ -476,7 +511,7 @@ compute_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
     }
   if (!cudaconv_cuda_slot_grow (&slot->scratch, &slot->scratch_size, need,
           error)
-      || !copy_stack_patches (slot, coverage, stacks, n, groups, TRUE,
+      || !copy_stack_patches (cuda, slot, coverage, stacks, n, groups, TRUE,
           job->border, error))
     return FALSE;
   for (guint m = 0; m < n; m++) {
@@ -508,7 +543,7 @@ compute_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
       if (stacks[m].group == g)
         cudaconv_cuda_strategy_same_family (cuda, stacks[m].comp, first->comp);
   }
-  return copy_stack_patches (slot, coverage, stacks, n, groups, FALSE,
+  return copy_stack_patches (cuda, slot, coverage, stacks, n, groups, FALSE,
       job->border, error);
 }
 

@@ -31,6 +31,7 @@ cudaconv_cuda_slots_release (CudaBackend * cuda)
     cudaFree (slot->packed_out);
     cudaFree (slot->scratch);
     cudaFree (slot->workspace);
+    cudaFreeHost (slot->patch_table);
     cc_frame_graph_free (slot->graph);
     cudaconv_coverage_free (slot->coverage);
     if (slot->done)
@@ -184,6 +185,7 @@ cudaconv_cuda_slot_begin (CudaBackend * cuda, FrameSlot * slot,
 {
   slot->route = *route;
   slot->plan = *job->plan;
+  slot->patch_used = 0;
   slot->in = *in;
   slot->out = *out;
   if (job->coverage)
@@ -233,4 +235,28 @@ cudaconv_cuda_slot_grow (void **buffer, gsize * size, gsize bytes,
     return FALSE;
   *size = bytes;
   return TRUE;
+}
+
+gpointer
+cudaconv_cuda_slot_patch_table (FrameSlot * slot, gsize bytes,
+    GError ** error)
+{
+  gpointer table;
+
+  bytes = GST_ROUND_UP_16 (bytes);
+  if (slot->patch_used + bytes > slot->patch_table_size) {
+    const gsize size = (slot->patch_used + bytes) * 3 / 2;
+    if (!CUDACONV_CHECK (cudaStreamSynchronize (slot->stream), error))
+      return NULL;
+    cudaFreeHost (slot->patch_table);
+    slot->patch_table = NULL;
+    slot->patch_table_size = slot->patch_used = 0;
+    if (!CUDACONV_CHECK (cudaHostAlloc (&slot->patch_table, size,
+                cudaHostAllocDefault), error))
+      return NULL;
+    slot->patch_table_size = size;
+  }
+  table = (guint8 *) slot->patch_table + slot->patch_used;
+  slot->patch_used += bytes;
+  return table;
 }

@@ -189,6 +189,26 @@ typedef enum {
 cudaError_t cc_cuda_copy_patches (const CcPatch *patches, int n,
     CcBorder border, CcPatchWide wide, cudaStream_t stream);
 
+/* Most patches one table holds */
+#define CC_MAX_TABLE_PATCHES 65536
+
+/* The bytes of a table for these n patches (cc_cuda_copy_patch_table);
+ * 0 where n is out of range or their rows too many for a grid */
+size_t cc_cuda_patch_table_bytes (const CcPatch *patches, int n);
+
+/* cc_cuda_copy_patches for up to CC_MAX_TABLE_PATCHES patches in one
+ * launch whose parameters stay a few pointers: the patches are written
+ * into table, host memory the device maps (cudaHostAlloc, on 16 bytes)
+ * of table_bytes, at least cc_cuda_patch_table_bytes, and each block
+ * reads its patch from there over the bus. The driver copies a launch's
+ * parameters whole, so a launch of many patches queues in far less time
+ * from a table, one of a few from its parameters. The caller leaves the
+ * table as it is until the launch has run (the stream orders the device's
+ * work, not the host's writes). */
+cudaError_t cc_cuda_copy_patch_table (const CcPatch *patches, int n,
+    CcBorder border, CcPatchWide wide, void *table, size_t table_bytes,
+    cudaStream_t stream);
+
 /* Formats of three 10-bit samples (and a 2-bit one) to a 32-bit word */
 typedef enum {
   CC_WORD_V210 = 0, /* 6 pixels of 4:2:2 in 4 words */

@@ -5,6 +5,10 @@
  * the device maps (pinned or registered), so that only the regions' bytes
  * cross the bus, read and written by the kernel itself.
  *
+ * The patches travel as the launch's parameters (cc_cuda_copy_patches) or
+ * in a table in mapped host memory (cc_cuda_copy_patch_table), which a
+ * launch of many patches queues in less time.
+ *
  * A warp per row of a patch, each patch the blocks of its own rows. The columns
  * that lie outside the source go one sample at a time through the border; of
  * components whose samples lie side by side (pixel stride 1), the rest of
@@ -102,22 +106,10 @@ patch_sample (const CcPatch &p, const T *srow, int i, CcBorder border)
   return sx < 0 || !srow ? T (0) : srow[(size_t) sx * p.src.pixel_stride];
 }
 
-template <typename T, bool WIDE_DST, int CAP> __global__ void
-copy_patches (const __grid_constant__ PatchArgs<CAP> args, CcBorder border)
+/* Row j of patch p, by the warp of this lane */
+template <typename T, bool WIDE_DST> __device__ __forceinline__ void
+copy_patch_row (const CcPatch &p, int j, CcBorder border)
 {
-  /* the patch whose blocks hold this one: the last that starts at or
-   * before it */
-  const int b = (int) blockIdx.x;
-  int lo = 0, hi = args.n - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (args.first_block[mid] <= b)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  const CcPatch &p = args.p[lo];
-  const int j = (b - args.first_block[lo]) * PATCH_ROWS + threadIdx.y;
   const int lane = threadIdx.x;
   if (j >= p.height)
     return;
@@ -143,6 +135,60 @@ copy_patches (const __grid_constant__ PatchArgs<CAP> args, CcBorder border)
     warp_copy_bytes<WIDE_DST> (reinterpret_cast<char *> (drow + i0),
         reinterpret_cast<const char *> (srow + p.x + i0),
         (size_t) (i1 - i0) * sizeof (T), lane);
+}
+
+template <typename T, bool WIDE_DST, int CAP> __global__ void
+copy_patches (const __grid_constant__ PatchArgs<CAP> args, CcBorder border)
+{
+  /* the patch whose blocks hold this one: the last that starts at or
+   * before it */
+  const int b = (int) blockIdx.x;
+  int lo = 0, hi = args.n - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (args.first_block[mid] <= b)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  copy_patch_row<T, WIDE_DST> (args.p[lo],
+      (b - args.first_block[lo]) * PATCH_ROWS + threadIdx.y, border);
+}
+
+/* A patch of a table and the first block of its rows */
+struct PatchEntry {
+  CcPatch p;
+  int first_block;
+};
+
+/* A table in host memory: the entries, then the patch of each block */
+static size_t
+entries_bytes (int n)
+{
+  return ((size_t) n * sizeof (PatchEntry) + 15) / 16 * 16;
+}
+
+/* The patches of a table: a block reads which patch it copies rows of,
+ * then that patch, over the bus into shared memory (two round trips
+ * before its copy), so that the launch's parameters stay a few pointers
+ * however many patches there are */
+template <typename T, bool WIDE_DST> __global__ void
+copy_patch_table (const PatchEntry *entries, const int *block_patch,
+    CcBorder border)
+{
+  __shared__ PatchEntry entry;
+  static_assert (sizeof (PatchEntry) % 4 == 0, "entries move as words");
+  if (threadIdx.y == 0) {
+    const unsigned *from =
+        reinterpret_cast<const unsigned *> (&entries[block_patch[blockIdx.x]]);
+    unsigned *to = reinterpret_cast<unsigned *> (&entry);
+    for (int i = threadIdx.x; i < (int) (sizeof (PatchEntry) / 4); i += 32)
+      to[i] = from[i];
+  }
+  __syncthreads ();
+  copy_patch_row<T, WIDE_DST> (entry.p,
+      ((int) blockIdx.x - entry.first_block) * PATCH_ROWS + threadIdx.y,
+      border);
 }
 
 /* The launch of n patches in the room of CAP */
@@ -176,28 +222,93 @@ launch_patches (const CcPatch *patches, int n, CcBorder border,
                   stream, false, args, border);
 }
 
-cudaError_t
-cc_cuda_copy_patches (const CcPatch *patches, int n, CcBorder border,
-    CcPatchWide wide, cudaStream_t stream)
+/* Whether the patches can be copied as asked: each one valid, all of one
+ * sample type */
+static bool
+patches_valid (const CcPatch *patches, int n, CcBorder border,
+    CcPatchWide wide)
 {
-  if (!patches || n < 0 || n > CC_MAX_PATCHES || border < CC_BORDER_ZERO
-      || border > CC_BORDER_WRAP
+  if (!patches || n < 0 || border < CC_BORDER_ZERO || border > CC_BORDER_WRAP
       || (wide != CC_PATCH_WIDE_SRC && wide != CC_PATCH_WIDE_DST))
-    return cudaErrorInvalidValue;
-  if (n == 0)
-    return cudaSuccess;
+    return false;
   for (int k = 0; k < n; k++) {
     const CcPatch &p = patches[k];
     if (!cc_component_valid (&p.src) || !p.dst.data || p.dst.pixel_stride <= 0
         || p.dst.sample != p.src.sample || p.width <= 0 || p.height <= 0
         || p.dst.pitch < (size_t) ((p.width - 1) * p.dst.pixel_stride + 1)
-                * (size_t) p.dst.sample)
-      return cudaErrorInvalidValue;
+                * (size_t) p.dst.sample
+        || p.src.sample != patches[0].src.sample)
+      return false;
   }
-  /* every patch of a launch has the same sample type */
-  for (int k = 1; k < n; k++)
-    if (patches[k].src.sample != patches[0].src.sample)
-      return cudaErrorInvalidValue;
+  return true;
+}
+
+/* The blocks of the patches' rows, -1 past an int */
+static long long
+patch_blocks (const CcPatch *patches, int n)
+{
+  long long blocks = 0;
+  for (int k = 0; k < n && blocks <= INT_MAX; k++)
+    blocks += (patches[k].height + PATCH_ROWS - 1) / PATCH_ROWS;
+  return blocks <= INT_MAX ? blocks : -1;
+}
+
+size_t
+cc_cuda_patch_table_bytes (const CcPatch *patches, int n)
+{
+  const long long blocks = patches && n > 0 && n <= CC_MAX_TABLE_PATCHES ?
+      patch_blocks (patches, n) : -1;
+  return blocks < 0 ? 0 : entries_bytes (n) + (size_t) blocks * sizeof (int);
+}
+
+cudaError_t
+cc_cuda_copy_patch_table (const CcPatch *patches, int n, CcBorder border,
+    CcPatchWide wide, void *table, size_t table_bytes, cudaStream_t stream)
+{
+  if (n > CC_MAX_TABLE_PATCHES || !patches_valid (patches, n, border, wide))
+    return cudaErrorInvalidValue;
+  if (n == 0)
+    return cudaSuccess;
+  const size_t need = cc_cuda_patch_table_bytes (patches, n);
+  if (!table || ((uintptr_t) table & 15) != 0 || need == 0
+      || table_bytes < need)
+    return cudaErrorInvalidValue;
+  PatchEntry *entries = static_cast<PatchEntry *> (table);
+  int *block_patch = reinterpret_cast<int *> (
+      static_cast<char *> (table) + entries_bytes (n));
+  int blocks = 0;
+  for (int k = 0; k < n; k++) {
+    const int rows = (patches[k].height + PATCH_ROWS - 1) / PATCH_ROWS;
+    entries[k].p = patches[k];
+    entries[k].first_block = blocks;
+    for (int b = 0; b < rows; b++)
+      block_patch[blocks + b] = k;
+    blocks += rows;
+  }
+  const dim3 block (32, PATCH_ROWS);
+  const dim3 grid ((unsigned) blocks);
+  const PatchEntry *e = entries;
+  const int *bp = block_patch;
+  const bool u8 = patches[0].src.sample == CC_SAMPLE_U8;
+  if (wide == CC_PATCH_WIDE_DST)
+    return u8 ? launch_kernel (copy_patch_table<uint8_t, true>, grid, block,
+               0, stream, false, e, bp, border) :
+                launch_kernel (copy_patch_table<uint16_t, true>, grid, block,
+                    0, stream, false, e, bp, border);
+  return u8 ? launch_kernel (copy_patch_table<uint8_t, false>, grid, block, 0,
+             stream, false, e, bp, border) :
+              launch_kernel (copy_patch_table<uint16_t, false>, grid, block,
+                  0, stream, false, e, bp, border);
+}
+
+cudaError_t
+cc_cuda_copy_patches (const CcPatch *patches, int n, CcBorder border,
+    CcPatchWide wide, cudaStream_t stream)
+{
+  if (n > CC_MAX_PATCHES || !patches_valid (patches, n, border, wide))
+    return cudaErrorInvalidValue;
+  if (n == 0)
+    return cudaSuccess;
   if (n <= PATCH_ROOMS[0])
     return launch_patches<PATCH_ROOMS[0]> (patches, n, border, wide, stream);
   if (n <= PATCH_ROOMS[1])

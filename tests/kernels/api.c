@@ -537,22 +537,48 @@ patch_reference (const CcPatch * patches, int n, const unsigned char *src,
   }
 }
 
-/* cc_cuda_copy_patches against patch_reference: random patches of 8- and
- * 16-bit samples, side by side or interleaved, at every byte alignment,
- * from 1 to 300 samples wide, reaching past every edge of their source
- * under every border, between device memory and mapped host memory both
- * ways, either side wide, 1 to 24 of them a launch (the two smaller rooms
- * of the launch's parameters) and now and then 320; the bytes around the
- * patches poisoned and kept. */
+/* cc_cuda_copy_patch_table's refusals: no table, one too small by a
+ * byte, one off 16 bytes; nothing copied */
+static cudaError_t
+table_refusals (const CcPatch * patches, int n, CcBorder border,
+    CcPatchWide wide, unsigned char *table, size_t bytes, char *why,
+    size_t why_size)
+{
+  struct {
+    void *table;
+    size_t bytes;
+    const char *what;
+  } bad[] = { {NULL, bytes, "no table"}, {table, bytes - 1, "a table a byte "
+        "short"}, {table + 1, bytes, "a table off 16 bytes"}
+  };
+  for (size_t k = 0; k < sizeof (bad) / sizeof (bad[0]); k++)
+    if (cc_cuda_copy_patch_table (patches, n, border, wide, bad[k].table,
+            bad[k].bytes, 0) != cudaErrorInvalidValue) {
+      snprintf (why, why_size, "%s was taken", bad[k].what);
+      return cudaErrorUnknown;
+    }
+  return cudaSuccess;
+}
+
+/* cc_cuda_copy_patches and cc_cuda_copy_patch_table against
+ * patch_reference: random patches of 8- and 16-bit samples, side by side
+ * or interleaved, at every byte alignment, from 1 to 300 samples wide,
+ * reaching past every edge of their source under every border, between
+ * device memory and mapped host memory both ways, either side wide, 1 to
+ * 24 of them a launch (the two smaller rooms of the launch's parameters)
+ * and now and then 320, or every third round from a table, 1,000 now and
+ * then; the bytes around the patches poisoned and kept. */
 static void
 test_patches (RefRng * rng)
 {
   enum { SRC_W = 331, SRC_H = 67, DST_PITCH = 1024,
-    DST_ROWS = 4 * CC_MAX_PATCHES
+    DST_ROWS = 4 * CC_MAX_PATCHES, TABLE_MANY = 1000
   };
-  for (int round = 0; round < 96; round++) {
+  for (int round = 0; round < 144; round++) {
+    const int from_table = round % 3 == 2;
     /* a launch's worth of patches now and then */
-    const int max_n = round % 8 == 7 ? CC_MAX_PATCHES : 24;
+    const int max_n = round % 8 == 7 ? (from_table ? TABLE_MANY :
+        CC_MAX_PATCHES) : 24;
     const int bytes = 1 + round % 2, stride = 1 + (round / 2) % 2;
     const int src_host = (round / 4) % 2, dst_host = (round / 8) % 2;
     const CcPatchWide wide = (CcPatchWide) ((round / 16) % 2);
@@ -561,7 +587,10 @@ test_patches (RefRng * rng)
     const size_t src_bytes = src_pitch * SRC_H;
     const size_t dst_bytes = (size_t) DST_PITCH * DST_ROWS;
     const int band = DST_ROWS / max_n;
-    CcPatch *patches = malloc (CC_MAX_PATCHES * sizeof (CcPatch));
+    CcPatch *patches = malloc (TABLE_MANY * sizeof (CcPatch));
+    unsigned char *table = NULL;
+    size_t table_bytes = 0;
+    char why[120] = "";
     PatchPlane src, dst;
     unsigned char *want = malloc (dst_bytes), *got = malloc (dst_bytes);
     unsigned char *fill = malloc (src_bytes);
@@ -621,20 +650,33 @@ test_patches (RefRng * rng)
       p->dst.pixel_stride = ref_rng_u32 (rng) % 4 ? stride : 3 - stride;
     }
     patch_reference (patches, n, fill, src.data, want, dst.data, border);
-    if (e == cudaSuccess)
+    if (from_table) {
+      table_bytes = cc_cuda_patch_table_bytes (patches, n);
+      if (e == cudaSuccess)
+        e = table_bytes ? cudaHostAlloc ((void **) &table, table_bytes,
+            cudaHostAllocDefault) : cudaErrorUnknown;
+      if (e == cudaSuccess)
+        e = table_refusals (patches, n, (CcBorder) border, wide, table,
+            table_bytes, why, sizeof (why));
+      if (e == cudaSuccess)
+        e = cc_cuda_copy_patch_table (patches, n, (CcBorder) border, wide,
+            table, table_bytes, 0);
+    } else if (e == cudaSuccess) {
       e = cc_cuda_copy_patches (patches, n, (CcBorder) border, wide, 0);
+    }
     if (e == cudaSuccess)
       e = cudaDeviceSynchronize ();
     if (e == cudaSuccess)
       e = cudaMemcpy (got, dst.data, dst_bytes, cudaMemcpyDeviceToHost);
-    snprintf (what, sizeof (what), "patches round %d: %d of %d-bit, pixel "
-        "stride %d, %s to %s, %s wide, %s border", round, n, 8 * bytes,
-        stride, src_host ? "host" : "device", dst_host ? "host" : "device",
-        wide == CC_PATCH_WIDE_SRC ? "source" : "destination",
-        border_names[border]);
+    snprintf (what, sizeof (what), "patches round %d: %d of %d-bit%s, "
+        "pixel stride %d, %s to %s, %s wide, %s border", round, n, 8 * bytes,
+        from_table ? " from a table" : "", stride, src_host ? "host" :
+        "device", dst_host ? "host" : "device", wide == CC_PATCH_WIDE_SRC ?
+        "source" : "destination", border_names[border]);
     if (e != cudaSuccess) {
       n_failed++;
-      printf ("FAIL %s: %s\n", what, cudaGetErrorString (e));
+      printf ("FAIL %s: %s%s%s\n", what, cudaGetErrorString (e),
+          why[0] ? ": " : "", why);
     } else {
       size_t at = 0;
       while (at < dst_bytes && got[at] == want[at])
@@ -650,6 +692,7 @@ test_patches (RefRng * rng)
     }
     patch_plane_free (&src);
     patch_plane_free (&dst);
+    cudaFreeHost (table);
     free (want);
     free (got);
     free (fill);
