@@ -18,7 +18,6 @@ static const CcFilter *
 region_radius_filter (GstCudaConv * self, const CudaConvRegion * region)
 {
   const GstCudaConvSettings *s = &self->job_settings;
-  GstCudaConvSettings at_radius = *s;
   const gint side = MIN (region->w, region->h);
   gint radius;
 
@@ -31,6 +30,9 @@ region_radius_filter (GstCudaConv * self, const CudaConvRegion * region)
   radius = CLAMP ((gint) (s->region_radius_scale * side + 0.5), 1,
       CC_MAX_WIDE_RADIUS);
   if (!self->radius_filters[radius]) {
+    /* copied only here: the settings hold a custom matrix of 7.7 kB, and
+     * a copy for each of a crowd's regions cost more than collecting them */
+    GstCudaConvSettings at_radius = *s;
     CcFilter *f = g_new (CcFilter, 1);
     at_radius.radius = radius;
     if (!gst_cudaconv_settings_filter (&at_radius, f, NULL)) {
