@@ -75,6 +75,22 @@ csv_row (const Bench * b, const char *what, int w, int h, int bits,
   }
 }
 
+/* The gaussian of gaussian_filter's sigma as wide factors, no centre */
+void
+wide_gaussian (int radius, CcFilter * f)
+{
+  const double sigma = 0.3 * (radius - 1) + 0.8;
+  double sum = 0.0;
+  memset (f, 0, sizeof (*f));
+  f->shape = CC_SHAPE_WIDE;
+  f->radius = radius;
+  for (int i = 0; i <= 2 * radius; i++)
+    sum += f->col_taps[i] = (float) exp (-(i - radius) * (i - radius) /
+        (2.0 * sigma * sigma));
+  for (int i = 0; i <= 2 * radius; i++)
+    f->row_taps[i] = f->col_taps[i] = (float) (f->col_taps[i] / sum);
+}
+
 /* The 1D gaussian the element's kernel=gaussian uses for this radius, with
  * sigma 0, as both factors; its outer product is the 2D filter. */
 void

@@ -56,6 +56,8 @@ double median (double *v, int n);
 unsigned char *random_plane (size_t bytes);
 void normalised_filter (int radius, CcFilter * f);
 void gaussian_filter (int radius, CcFilter * g);
+/* the gaussian of gaussian_filter's sigma as CC_SHAPE_WIDE factors */
+void wide_gaussian (int radius, CcFilter * f);
 /* One CSV row where the run has a CSV file: what, WxH, bits, radius,
  * variant, value */
 void csv_row (const Bench * b, const char *what, int w, int h, int bits,
@@ -279,5 +281,6 @@ int decode_table (const Bench * b, const char *files);
 int cpu_peer_table (const Bench * bench, int frames);
 int once_run (const Bench * b, int w, int h);
 int wide_table (const Bench * b);
+int stacks_table (const Bench * b);
 
 #endif /* CUDACONV_BENCH_COMMON_H */

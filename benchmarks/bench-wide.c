@@ -137,22 +137,6 @@ cpu_rows (const Bench * b)
 }
 
 #ifdef HAVE_CUDA
-/* The gaussian of gaussian_filter's sigma as wide factors, no centre */
-static void
-wide_gaussian (int radius, CcFilter * f)
-{
-  const double sigma = 0.3 * (radius - 1) + 0.8;
-  double sum = 0.0;
-  memset (f, 0, sizeof (*f));
-  f->shape = CC_SHAPE_WIDE;
-  f->radius = radius;
-  for (int i = 0; i <= 2 * radius; i++)
-    sum += f->col_taps[i] = (float) exp (-(i - radius) * (i - radius) /
-        (2.0 * sigma * sigma));
-  for (int i = 0; i <= 2 * radius; i++)
-    f->row_taps[i] = f->col_taps[i] = (float) (f->col_taps[i] / sum);
-}
-
 /* cudaMemcpy2D of the plane, device to device, timed as time_launches
  * times kernels but without the busy kernel: the median of KERNEL_RUNS
  * samples of KERNEL_BATCH copies */

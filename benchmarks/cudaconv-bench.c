@@ -2,7 +2,7 @@
  *
  *   cudaconv-bench [--kernels] [--element] [--live] [--once] [--cpu-peers]
  *                  [--crop] [--regions] [--crowds] [--packed] [--wide]
- *                  [--cuda-memory]
+ *                  [--stacks] [--cuda-memory]
  *                  [--streams LIST] [--multi-gpu]
  *                  [--cuda-streams LIST] [--separate-contexts]
  *                  [--devices LIST] [--decode FILES]
@@ -30,7 +30,10 @@
  * backends and in CUDA memory, and the CPU's box r127 against r2. Crowds
  * (--crowds, not part of "all"): 200 small boxes, 64 overlapping large
  * ones, and 1,000 moving ROI metas a frame held 300 frames, against
- * region=frame. CUDA memory (--cuda-memory): frames in cudaconv's
+ * region=frame. Stacks (--stacks, not part of "all"): the group of
+ * stacked windows of the regions and crowd rows, each kernel family timed
+ * on it and on wider layouts of its samples, against the whole frame's
+ * kernels (bench-stacks.c). CUDA memory (--cuda-memory): frames in cudaconv's
  * GstCudaBufferPool, filtered where they are, against the kernels'
  * capacity (1 / the frame's summed kernel time). Streams (--streams,
  * --cuda-streams, not part of "all"): N pipelines at once in system or
@@ -67,6 +70,7 @@ main (int argc, char **argv)
   gboolean cpu_peers = FALSE, crop = FALSE, packed = FALSE;
   gboolean regions = FALSE, crowds = FALSE;
   gboolean cuda_memory = FALSE, wide = FALSE, multi_gpu = FALSE;
+  gboolean stacks = FALSE;
   Bench bench = { .frames = 1000 };
   gchar *size = NULL, *format = NULL, *props = NULL, *streams = NULL;
   gchar *rows = NULL;
@@ -78,6 +82,9 @@ main (int argc, char **argv)
         "The wide shapes (box, pixelate, gaussian r63 and r127; 8- and 16-bit; "
           "the CPU's box and threads) against their targets; "
           "also --rows wide", NULL},
+    {"stacks", 0, 0, G_OPTION_ARG_NONE, &stacks,
+          "The kernels of the region rows' stacked windows, each family, "
+          "against the whole frame's", NULL},
     {"packed", 0, 0, G_OPTION_ARG_NONE, &packed,
         "Time the 2D kernels on components of packed pixels", NULL},
     {"element", 0, 0, G_OPTION_ARG_NONE, &element, "Time the element", NULL},
@@ -166,7 +173,7 @@ main (int argc, char **argv)
   }
   if (!kernels && !packed && !element && !live && !once && !cpu_peers
       && !crop && !regions && !crowds && !streams && !cuda_memory && !cuda_streams
-      && !decode && !wide && !multi_gpu)
+      && !decode && !wide && !multi_gpu && !stacks)
     kernels = element = live = crop = regions = cuda_memory = TRUE;
   if (!format)
     format = g_strdup ("I420");
@@ -187,6 +194,8 @@ main (int argc, char **argv)
   }
   if (wide)
     status |= wide_table (&bench);
+  if (stacks)
+    status |= stacks_table (&bench);
   if (packed) {
 #ifdef HAVE_CUDA
     status |= cuda_packed_table (&bench);
