@@ -4,10 +4,10 @@
 # CUDACONV_AB_ELEMENT=1 the end-to-end rows too (--element: the input in
 # the element's pool and registered, against the transfer floor, for I420
 # at 1920x1080 and 3840x2160 and P010_10LE, YUY2 and v210 at 1920x1080;
-# --cuda-memory; --regions, both pipelines of each row), each build's
-# plugin run by the new build's bench,
-# interleaved the same way; compared row by row by benchmarks/bench-compare.py (median per
-# row, rows slower than LIMIT fail); then whether the plugins' machine code
+# --cuda-memory; --regions and --crowds, both pipelines of each row), each
+# build's plugin run by the new build's bench, interleaved the same way;
+# compared row by row by benchmarks/bench-compare.py (median per row, rows
+# slower than LIMIT fail); then whether the plugins' machine code
 # differs (cuobjdump -sass, addresses and comments dropped), and the wall
 # time of a one-frame pipeline with each plugin (loading the plugin, CUDA's
 # start and the first use of its kernels), median of 5.
@@ -16,8 +16,8 @@
 # the one-frame pipelines (about a minute); CUDACONV_AB_FRAMES
 # sets the element runs' frames (default 300); CUDACONV_AB_TAGS keeps only
 # the tables whose tag (kernels, I420-1080, I420-2160, P010_10LE, YUY2,
-# v210, cuda-memory, regions) matches it, a regex: more rounds of the rows
-# whose runs spread most (I420-2160) fit one call that way.
+# v210, cuda-memory, regions, crowds) matches it, a regex: more rounds of
+# the rows whose runs spread most (I420-2160) fit one call that way.
 # Both builds need benchmarks/cudaconv-bench and plugin/libgstcudaconv.so;
 # GStreamer comes from .gst (tools/gpu-bundle.sh). Files go to $OUT:
 # compare.txt, and runs.tar.xz with each run's table and CSV and both
@@ -61,6 +61,7 @@ for r in $(seq "$rounds"); do
       done
       bench $side "$r" cuda-memory "$new" --cuda-memory --frames $((frames * 10))
       bench $side "$r" regions "$new" --regions --frames "$frames"
+      bench $side "$r" crowds "$new" --crowds --frames "$frames"
     fi
   done
 done
