@@ -1,4 +1,6 @@
 /* The regions of the privacy-blur rows (bench-crowds.h). */
+#include <string.h>
+
 #include <gst/video/video.h>
 
 #include "bench-crowds.h"
@@ -37,4 +39,37 @@ bench_add_moving_metas (GstBuffer * buf, int width, int height, int n, int i)
         (guint) (x % (width - side)), (guint) (y % (height - side)),
         (guint) side, (guint) side);
   }
+}
+
+void
+bench_region_frame_init (BenchRegionFrame * f, const char *boxes, guint hold,
+    const CcFilter * filter)
+{
+  GError *error = NULL;
+
+  memset (f, 0, sizeof (*f));
+  gst_video_info_set_format (&f->info, GST_VIDEO_FORMAT_I420, 1920, 1080);
+  cudaconv_layout_make (&f->layout, &f->info);
+  cudaconv_plan_make (&f->plan, &f->layout, CUDACONV_CHANNEL_0 |
+      CUDACONV_CHANNEL_1 | CUDACONV_CHANNEL_2, FALSE);
+  f->rules.hold = hold;
+  if (!cudaconv_regions_parse_boxes (boxes, &f->rules.boxes, &error))
+    g_error ("%s", error->message);
+  f->history = cudaconv_region_history_new ();
+  f->set = g_new0 (CudaConvRegionSet, 1);
+  f->coverage = cudaconv_coverage_new ();
+  f->filters = g_new (const CcFilter *, CUDACONV_MAX_REGIONS);
+  for (guint k = 0; k < CUDACONV_MAX_REGIONS; k++)
+    f->filters[k] = filter;
+}
+
+void
+bench_region_frame_clear (BenchRegionFrame * f)
+{
+  if (f->rules.boxes)
+    g_bytes_unref (f->rules.boxes);
+  g_free (f->filters);
+  cudaconv_coverage_free (f->coverage);
+  g_free (f->set);
+  cudaconv_region_history_free (f->history);
 }

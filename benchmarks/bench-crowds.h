@@ -6,6 +6,8 @@
 
 #include <gst/gst.h>
 
+#include "cudaconv-coverage.h"
+
 /* four 288x180 boxes, one near each corner: 4 * 51840 pixels, 10% of
  * 1920x1080 (region-boxes) */
 #define BENCH_FOUR_BOXES \
@@ -23,5 +25,25 @@ gchar *bench_overlapping_boxes (void);
  * so that no frame repeats another's boxes. */
 void bench_add_moving_metas (GstBuffer * buf, int width, int height, int n,
     int i);
+
+/* A 1920x1080 I420 frame filtered inside its regions, as the element
+ * sets the frame library up for it: the plan of its three components,
+ * region-boxes and region-hold as rules, every region with one filter */
+typedef struct {
+  GstVideoInfo info;
+  CudaConvLayout layout;
+  CudaConvPlan plan;
+  CudaConvRegionRules rules;
+  CudaConvRegionHistory *history;
+  CudaConvRegionSet *set;
+  CudaConvCoverage *coverage;
+  const CcFilter **filters;
+} BenchRegionFrame;
+
+/* boxes as region-boxes takes them (NULL: none); aborts where they do not
+ * parse */
+void bench_region_frame_init (BenchRegionFrame * f, const char *boxes,
+    guint hold, const CcFilter * filter);
+void bench_region_frame_clear (BenchRegionFrame * f);
 
 #endif /* BENCH_CROWDS_H */

@@ -15,7 +15,6 @@
 
 #include "bench-common.h"
 #include "bench-crowds.h"
-#include "cudaconv-coverage.h"
 
 #ifdef HAVE_CUDA
 /* The group the back end stacks the windows of boxes (region-boxes) into
@@ -24,35 +23,21 @@ static void
 group_shape (const char *boxes, const CcFilter * filter, int *width,
     int *height)
 {
-  GstVideoInfo info;
-  CudaConvLayout layout;
-  CudaConvPlan plan;
   CudaConvCrop crop = { CUDACONV_CROP_NONE, {0, 0, 0, 0} };
-  CudaConvRegionRules rules;
-  CudaConvRegionHistory *history = cudaconv_region_history_new ();
-  CudaConvRegionSet *set = g_new0 (CudaConvRegionSet, 1);
-  CudaConvCoverage *coverage = cudaconv_coverage_new ();
-  const CcFilter **filters = g_new (const CcFilter *, CUDACONV_MAX_REGIONS);
+  BenchRegionFrame f;
   GstBuffer *buf = gst_buffer_new ();
   guint n_bad, n_merged;
 
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 1920, 1080);
-  cudaconv_layout_make (&layout, &info);
-  cudaconv_plan_make (&plan, &layout, CUDACONV_CHANNEL_0 | CUDACONV_CHANNEL_1
-      | CUDACONV_CHANNEL_2, FALSE);
-  memset (&rules, 0, sizeof (rules));
-  if (!cudaconv_regions_parse_boxes (boxes, &rules.boxes, NULL))
-    g_error ("the benchmark's boxes do not parse");
-  for (guint k = 0; k < CUDACONV_MAX_REGIONS; k++)
-    filters[k] = filter;
-  cudaconv_plan_set_buffer (&plan, buf, &crop, CUDACONV_REGION_MODE_INSIDE);
-  cudaconv_regions_collect (&rules, history, buf, 1920, 1080, set, &n_bad,
-      &n_merged);
-  cudaconv_coverage_build (coverage, &plan, set, filters, CC_BORDER_CLAMP);
+  bench_region_frame_init (&f, boxes, 0, filter);
+  cudaconv_plan_set_buffer (&f.plan, buf, &crop, CUDACONV_REGION_MODE_INSIDE);
+  cudaconv_regions_collect (&f.rules, f.history, buf, 1920, 1080, f.set,
+      &n_bad, &n_merged);
+  cudaconv_coverage_build (f.coverage, &f.plan, f.set, f.filters,
+      CC_BORDER_CLAMP);
   *width = *height = 0;
   for (gint c = 0; c < 3; c++) {
     guint n;
-    const CudaConvPiece *pieces = cudaconv_coverage_pieces (coverage, c, 0,
+    const CudaConvPiece *pieces = cudaconv_coverage_pieces (f.coverage, c, 0,
         &n);
     for (guint k = 0; k < n; k++) {
       const gint r = pieces[k].reach;
@@ -61,11 +46,7 @@ group_shape (const char *boxes, const CcFilter * filter, int *width,
     }
   }
   gst_buffer_unref (buf);
-  g_bytes_unref (rules.boxes);
-  g_free (filters);
-  cudaconv_coverage_free (coverage);
-  g_free (set);
-  cudaconv_region_history_free (history);
+  bench_region_frame_clear (&f);
 }
 
 /* Every family that takes the filter on one w x h plane, and the one the

@@ -149,8 +149,8 @@ scratch_component (const Context &c, size_t at)
     1 << 20, 1, CC_SAMPLE_U8, 0, 0 };
 }
 
-/* The gather's patches of windows [first, last) with plane filter
- * (-1: any; -2: luma only; -3: chroma only) */
+/* The gather's patches of the windows of which planes: -1 all, -2 luma
+ * only, -3 chroma only */
 static std::vector<CcPatch>
 gather_patches (const Context &c, int which)
 {
@@ -243,23 +243,27 @@ v_dma_batch_3d (const Context &c)
   batch_error = cudaMemcpy3DBatchAsync (ops.size (), ops.data (), 0, c.a);
 }
 
-/* the luma windows by DMA on b while the SMs gather the chroma on a */
+/* the windows of dma by DMA on b while the SMs gather those of sm on a,
+ * a waiting for b at the end */
 static void
-v_dma_luma_sm_chroma (const Context &c)
+dma_and_sm (const Context &c, int dma, int sm)
 {
-  gather_dma (c, -2, c.b);
-  gather_sm (c, -3, c.a);
+  gather_dma (c, dma, c.b);
+  gather_sm (c, sm, c.a);
   CHECK (cudaEventRecord (c.joined, c.b));
   CHECK (cudaStreamWaitEvent (c.a, c.joined, 0));
 }
 
 static void
+v_dma_luma_sm_chroma (const Context &c)
+{
+  dma_and_sm (c, -2, -3);
+}
+
+static void
 v_dma_chroma_sm_luma (const Context &c)
 {
-  gather_dma (c, -3, c.b);
-  gather_sm (c, -2, c.a);
-  CHECK (cudaEventRecord (c.joined, c.b));
-  CHECK (cudaStreamWaitEvent (c.a, c.joined, 0));
+  dma_and_sm (c, -3, -2);
 }
 
 /* every row the windows span, whole, one copy per run of rows a plane:

@@ -46,37 +46,20 @@ static void
 run_row (const Row * row, int frames)
 {
   const int width = 1920, height = 1080;
-  GstVideoInfo info;
-  CudaConvLayout layout;
-  CudaConvPlan plan;
   CudaConvCrop crop = { CUDACONV_CROP_NONE, {0, 0, 0, 0} };
-  CudaConvRegionRules rules;
-  CudaConvRegionHistory *history = cudaconv_region_history_new ();
-  CudaConvRegionSet *set = g_new0 (CudaConvRegionSet, 1);
-  CudaConvCoverage *coverage = cudaconv_coverage_new ();
-  const CcFilter **filters = g_new (const CcFilter *, CUDACONV_MAX_REGIONS);
+  BenchRegionFrame f;
   CcFilter filter;
   double *t[3];
-  GError *error = NULL;
   double s[3][3];
   guint n_regions = 0;
 
   for (int k = 0; k < 3; k++)
     t[k] = g_new (double, frames);
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, width, height);
-  cudaconv_layout_make (&layout, &info);
-  cudaconv_plan_make (&plan, &layout, CUDACONV_CHANNEL_0 | CUDACONV_CHANNEL_1
-      | CUDACONV_CHANNEL_2, FALSE);
-  memset (&rules, 0, sizeof (rules));
-  rules.hold = row->hold;
-  if (!cudaconv_regions_parse_boxes (row->boxes, &rules.boxes, &error))
-    g_error ("%s", error->message);
   memset (&filter, 0, sizeof (filter));
   filter.radius = row->radius;
   filter.shape = CC_SHAPE_TAPS;
   filter.scale = 1.0;
-  for (guint k = 0; k < CUDACONV_MAX_REGIONS; k++)
-    filters[k] = &filter;
+  bench_region_frame_init (&f, row->boxes, row->hold, &filter);
   /* as many frames again first: the hold fills up */
   for (int i = -frames; i < frames; i++) {
     GstBuffer *buf = gst_buffer_new ();
@@ -84,15 +67,17 @@ run_row (const Row * row, int frames)
     gint64 t0, t1, t2;
 
     bench_add_moving_metas (buf, width, height, row->roi_metas, i + frames);
-    cudaconv_plan_set_buffer (&plan, buf, &crop, CUDACONV_REGION_MODE_INSIDE);
+    cudaconv_plan_set_buffer (&f.plan, buf, &crop,
+        CUDACONV_REGION_MODE_INSIDE);
     t0 = g_get_monotonic_time ();
-    cudaconv_regions_collect (&rules, history, buf, width, height, set,
+    cudaconv_regions_collect (&f.rules, f.history, buf, width, height, f.set,
         &n_bad, &n_merged);
     t1 = g_get_monotonic_time ();
-    cudaconv_coverage_build (coverage, &plan, set, filters, CC_BORDER_CLAMP);
+    cudaconv_coverage_build (f.coverage, &f.plan, f.set, f.filters,
+        CC_BORDER_CLAMP);
     t2 = g_get_monotonic_time ();
     gst_buffer_unref (buf);
-    n_regions = set->n;
+    n_regions = f.set->n;
     if (i < 0)
       continue;
     t[0][i] = (double) (t1 - t0);
@@ -104,15 +89,11 @@ run_row (const Row * row, int frames)
   printf ("| %s | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | "
       "%.0f / %.0f / %.0f | %u | %u | %u |\n", row->name,
       s[0][0], s[0][1], s[0][2], s[1][0], s[1][1], s[1][2],
-      s[2][0], s[2][1], s[2][2], n_regions, coverage->n_pieces,
-      coverage->n_writes);
+      s[2][0], s[2][1], s[2][2], n_regions, f.coverage->n_pieces,
+      f.coverage->n_writes);
   for (int k = 0; k < 3; k++)
     g_free (t[k]);
-  g_bytes_unref (rules.boxes);
-  g_free (filters);
-  cudaconv_coverage_free (coverage);
-  g_free (set);
-  cudaconv_region_history_free (history);
+  bench_region_frame_clear (&f);
 }
 
 int
