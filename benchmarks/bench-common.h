@@ -240,6 +240,16 @@ void device_pair_free (DevicePair * pair);
 /* The family a strategy runs on these planes, for the tables */
 const char *family_of (const CcComponent * in, const CcComponent * out,
     const CcFilter * filter, CcStrategy strategy);
+/* The GPU time of one frame's kernels: each plane of an 8-bit planar
+ * format filtered with filter (border clamp, the workspace a wide filter
+ * needs), with the strategy the element's auto picks for that plane, timed
+ * as the kernel table is and summed over the planes; each plane's size,
+ * family and time appended to families where given. -1 when a launch
+ * fails. */
+double frame_filter_ms (const GstVideoInfo * info, const CcFilter * filter,
+    void *workspace, size_t workspace_bytes, GString * families);
+/* frame_filter_ms of kernel=gaussian radius=2: 1 / this is the rate a GPU
+ * running nothing else could filter frames at, the kernels' capacity */
 double frame_kernel_ms (const GstVideoInfo * info);
 double transfer_floor_ms (size_t bytes);
 /* The transfer floor of devices 0..n-1 at once (bench-timing.c says how),

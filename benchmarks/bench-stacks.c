@@ -87,42 +87,16 @@ shape_row (const Bench * b, KernelTimer * timer, const char *name, int w,
 }
 
 /* The whole frame's three planes with the strategy auto would time
- * fastest, summed; prints a row */
+ * fastest, summed (frame_filter_ms); prints a row */
 static double
-frame_row (KernelTimer * timer, const CcFilter * filter, void *work,
-    size_t work_bytes)
+frame_row (const CcFilter * filter, void *work, size_t work_bytes)
 {
-  static const int dims[3][2] = { {1920, 1080}, {960, 540}, {960, 540} };
-  double sum = 0.0;
+  GstVideoInfo info;
   GString *row = g_string_new (NULL);
+  double sum;
 
-  for (int p = 0; p < 3; p++) {
-    DevicePair pair;
-    CcStrategy pick = CC_STRATEGY_AUTO;
-    float tuned[CC_N_FAMILIES];
-    double ms;
-    const int w = dims[p][0], h = dims[p][1];
-
-    if (!device_pair_new ((size_t) w, h, &pair)) {
-      g_string_free (row, TRUE);
-      return -1.0;
-    }
-    CcComponent in = { pair.in, pair.pitch, w, h, 1, CC_SAMPLE_U8, 0, 0 };
-    CcComponent out = { pair.out, pair.pitch, w, h, 1, CC_SAMPLE_U8, 0, 0 };
-    if (cc_cuda_fastest_strategy (&in, &out, filter, CC_BORDER_CLAMP, work,
-            work_bytes, 0, &pick, tuned) != cudaSuccess)
-      pick = CC_STRATEGY_AUTO;
-    ms = time_kernel_workspace (timer, &in, &out, filter, pick, work,
-        work_bytes);
-    g_string_append_printf (row, "%s%dx%d %s %.4f", p ? ", " : "", w, h,
-        family_of (&in, &out, filter, pick), ms);
-    device_pair_free (&pair);
-    if (ms < 0) {
-      g_string_free (row, TRUE);
-      return -1.0;
-    }
-    sum += ms;
-  }
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 1920, 1080);
+  sum = frame_filter_ms (&info, filter, work, work_bytes, row);
   printf ("| whole frame, its three planes | | %s | %.4f summed |\n",
       row->str, sum);
   g_string_free (row, TRUE);
@@ -153,7 +127,7 @@ region_rows (const Bench * b, KernelTimer * timer, const char *name,
       (h + 1) / 2, filter, work, work_bytes);
   shape_row (b, timer, "the same samples, four times as wide", 4 * w,
       (h + 3) / 4, filter, work, work_bytes);
-  frame = frame_row (timer, filter, work, work_bytes);
+  frame = frame_row (filter, work, work_bytes);
   if (stacked < 0 || frame < 0)
     status = 1;
   else

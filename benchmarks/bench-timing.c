@@ -167,21 +167,13 @@ family_of (const CcComponent * in, const CcComponent * out,
       cudaSuccess ? cc_family_name (family) : "-";
 }
 
-/* The GPU time of one frame's kernels: each plane of an 8-bit planar
- * format filtered with kernel=gaussian radius=2 (border clamp), with the
- * strategy the element's auto picks for that plane, timed as the kernel
- * table is and summed over the planes. 1 / this is the rate a GPU running
- * nothing else could filter frames at: the kernels' capacity. -1 when a
- * launch fails. */
 double
-frame_kernel_ms (const GstVideoInfo * info)
+frame_filter_ms (const GstVideoInfo * info, const CcFilter * filter,
+    void *workspace, size_t workspace_bytes, GString * families)
 {
-  CcFilter gaussian;
-  const CcFilter *gauss = &gaussian;
   KernelTimer timer;
   double sum = 0.0;
 
-  gaussian_filter (2, &gaussian);
   kernel_timer_init (&timer);
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info) && sum >= 0; p++) {
     const int w = GST_VIDEO_INFO_COMP_WIDTH (info, p);
@@ -196,15 +188,27 @@ frame_kernel_ms (const GstVideoInfo * info)
     }
     CcComponent in = { pair.in, pair.pitch, w, h, 1, CC_SAMPLE_U8, 0, 0 };
     CcComponent out = { pair.out, pair.pitch, w, h, 1, CC_SAMPLE_U8, 0, 0 };
-    const double ms = cc_cuda_fastest_strategy (&in, &out, gauss,
-        CC_BORDER_CLAMP, NULL, 0, 0, &pick, tuned) == cudaSuccess ?
-        time_kernel (&timer,
-        &in, &out, gauss, pick, CC_LAUNCH_SRC_READY) : -1.0;
+    const double ms = cc_cuda_fastest_strategy (&in, &out, filter,
+        CC_BORDER_CLAMP, workspace, workspace_bytes, 0, &pick,
+        tuned) == cudaSuccess ? time_kernel_workspace (&timer, &in, &out,
+        filter, pick, workspace, workspace_bytes) : -1.0;
+    if (families)
+      g_string_append_printf (families, "%s%dx%d %s %.4f", p ? ", " : "", w,
+          h, family_of (&in, &out, filter, pick), ms);
     sum = ms < 0 ? -1.0 : sum + ms;
     device_pair_free (&pair);
   }
   kernel_timer_clear (&timer);
   return sum;
+}
+
+double
+frame_kernel_ms (const GstVideoInfo * info)
+{
+  CcFilter gaussian;
+
+  gaussian_filter (2, &gaussian);
+  return frame_filter_ms (info, &gaussian, NULL, 0, NULL);
 }
 
 /* The end-to-end floor: one frame's host-to-device and device-to-host copies
