@@ -730,8 +730,12 @@ cudaconv_coverage_build (CudaConvCoverage * coverage,
   SortKey *keys;
   guint *first, *order;
 
+  static gsize generations;
+
   if (built_from (coverage, plan, regions, filters, border, n))
     return;
+  /* elements build their coverages on their own streaming threads */
+  coverage->generation = (guint64) g_atomic_pointer_add (&generations, 1) + 1;
   reach = g_new (Reach, MAX (n, 1));
   keys = g_new (SortKey, MAX (n, 1));
   first = g_new (guint, 2 * MAX (n, 1));
@@ -827,6 +831,7 @@ cudaconv_coverage_copy (CudaConvCoverage * dst, const CudaConvCoverage * src)
   /* a copy is read, never built again */
   dst->built = FALSE;
   dst->n_regions = src->n_regions;
+  dst->generation = src->generation;
   memcpy (dst->parts, src->parts, sizeof (src->parts));
   memcpy (dst->planes, src->planes, sizeof (src->planes));
   dst->n_pieces = src->n_pieces;

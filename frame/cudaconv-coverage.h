@@ -66,6 +66,11 @@ typedef struct {
   CudaConvByteBox *boxes;
   /* entries allocated */
   guint pieces_size, writes_size, boxes_size;
+  /* the build it holds: each build that changes a coverage numbers it
+   * anew, from one count of the process's, and a copy keeps its source's,
+   * so that two coverages of one generation hold the same pieces (a back
+   * end that keeps work made for them, a frame graph, knows it fits) */
+  guint64 generation;
   /* what the coverage was built from, where the builder may take it again
    * (a copy holds none): the plan and its layout (remade in place when
    * the caps change), the border, and each region's rect, filter and its
@@ -87,8 +92,8 @@ void cudaconv_coverage_free (CudaConvCoverage * coverage);
  * fields and crop already set), each region filtered with filters[k]
  * under border. Every component the plan filters or fills is covered.
  * Where the plan, the border, the regions, their filters and the filters'
- * shapes and radii are those it was last built from, it is left as it is:
- * fixed boxes cost their coverage once. */
+ * shapes and radii are those it was last built from, it is left as it is,
+ * its generation too: fixed boxes cost their coverage once. */
 void cudaconv_coverage_build (CudaConvCoverage * coverage,
     const CudaConvPlan * plan, const CudaConvRegionSet * regions,
     const CcFilter * const *filters, CcBorder border);

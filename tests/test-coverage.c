@@ -617,6 +617,8 @@ test_copy (void)
   /* Y, U and V, two fields each */
   g_assert_cmpuint (cov->n_pieces, ==, 5 * 3 * 2);
   cudaconv_coverage_copy (copy, cov);
+  g_assert_cmpuint (cov->generation, >, 0);
+  g_assert_cmpuint (copy->generation, ==, cov->generation);
 
   g_assert_cmpmem (copy, G_STRUCT_OFFSET (CudaConvCoverage, pieces), cov,
       G_STRUCT_OFFSET (CudaConvCoverage, pieces));
@@ -629,12 +631,21 @@ test_copy (void)
   /* and reads back the same through the accessors */
   check_coverage (f, copy);
 
-  /* a coverage with fewer entries copied over a fuller one */
+  /* a coverage with fewer entries copied over a fuller one; a coverage of
+   * its own, the same regions, is of another generation */
   f->regions.n = 1;
   cudaconv_coverage_build (cov, &f->plan, &f->regions, f->filter_list,
       f->border);
   cudaconv_coverage_copy (copy, cov);
   check_coverage (f, copy);
+  g_assert_cmpuint (copy->generation, ==, cov->generation);
+  {
+    CudaConvCoverage *other = cudaconv_coverage_new ();
+    cudaconv_coverage_build (other, &f->plan, &f->regions, f->filter_list,
+        f->border);
+    g_assert_cmpuint (other->generation, !=, cov->generation);
+    cudaconv_coverage_free (other);
+  }
   cudaconv_coverage_free (copy);
   cudaconv_coverage_free (cov);
   g_free (f);
@@ -651,6 +662,7 @@ test_rebuilt (void)
   CudaConvCoverage *cov = cudaconv_coverage_new ();
   const GstVideoRectangle crop = { 2, 2, 14, 10 };
   CudaConvPiece *pieces;
+  guint64 generation = 0;
 
   for (guint step = 0; step < 8; step++) {
     /* I420, then YV12 (U and V in each other's planes), smaller, cropped,
@@ -671,14 +683,19 @@ test_rebuilt (void)
     cudaconv_coverage_build (cov, &f->plan, &f->regions, f->filter_list,
         f->border);
     check_coverage (f, cov);
+    /* each build a generation of its own */
+    g_assert_cmpuint (cov->generation, >, generation);
+    generation = cov->generation;
   }
-  /* nothing changed: the same pieces, not built again */
+  /* nothing changed: the same pieces, not built again, of the same
+   * generation */
   pieces = cov->pieces;
   cov->pieces[0].window.w = -1;
   cudaconv_coverage_build (cov, &f->plan, &f->regions, f->filter_list,
       f->border);
   g_assert_true (cov->pieces == pieces);
   g_assert_cmpint (cov->pieces[0].window.w, ==, -1);
+  g_assert_cmpuint (cov->generation, ==, generation);
   cudaconv_coverage_free (cov);
   g_free (f);
 }
