@@ -82,7 +82,16 @@ typedef struct {
   gboolean stacks;
   /* the output comes back through staging_out, put in place at finish */
   gboolean out_staged;
+  /* a region frame whose compute stage is kernels only (its stacks where
+   * the frames are, or in device memory of the context filtered in place)
+   * and whose coverage is the last frame's (fixed boxes): replayed from
+   * the slot's frame graph, as the kernels path is */
+  gboolean replay;
 } CudaFrameRoute;
+
+/* A frame's stacks as the compute stage laid them out
+ * (cudaconv-cuda-compute.c) */
+typedef struct CudaStackFrame CudaStackFrame;
 
 typedef struct {
   cudaStream_t stream;
@@ -107,6 +116,12 @@ typedef struct {
    * takes a frame (the slot's last frame is done by then) */
   void *patch_table;
   gsize patch_table_size, patch_used;
+  /* the frame's stacks, laid out before its work is queued (NULL until
+   * the slot's first frame of stacks) */
+  CudaStackFrame *stack_frame;
+  /* the frame's compute stage only queues work, which a frame graph can
+   * capture: no strategy to time, nothing to allocate */
+  gboolean capturable;
   /* the kernels of the slot's device frames, recorded for replay
    * (cudaconv-cuda-graph.c); NULL until the first */
   CcFrameGraph *graph;
@@ -177,6 +192,8 @@ typedef struct {
   /* a recording failed: device frames launch their kernels one by one
    * until the next configure */
   gboolean graphs_failed;
+  /* the generation of the last region frame's coverage (the route's) */
+  guint64 coverage_generation;
 } CudaBackend;
 
 /* Queues the copy of bytes [b->x, b->x + b->w) of rows [b->y, b->y +
@@ -209,11 +226,14 @@ GstBuffer *cudaconv_cuda_slot_end (FrameSlot * slot, gboolean keep_output);
  * does not reallocate each time. */
 gboolean cudaconv_cuda_slot_grow (void **buffer, gsize * size, gsize bytes,
     GError ** error);
-/* bytes of the slot's patch tables for one launch, on 16 bytes, which
- * the frame keeps until it is done; growing the tables waits for the
- * slot's stream (the frame's earlier launches may read the old ones) */
-gpointer cudaconv_cuda_slot_patch_table (FrameSlot * slot, gsize bytes,
-    GError ** error);
+/* Room for bytes more of the slot's patch tables, which the frame keeps
+ * until it is done; growing the tables waits for the slot's stream (the
+ * frame's earlier launches may read the old ones) and moves them, so a
+ * frame reserves what its next launches take at once. */
+gboolean cudaconv_cuda_slot_patch_tables_reserve (FrameSlot * slot,
+    gsize bytes, GError ** error);
+/* The next bytes (a multiple of 16) of the room reserved */
+gpointer cudaconv_cuda_slot_patch_table (FrameSlot * slot, gsize bytes);
 
 /* cudaconv-cuda-route.c: the one decision of a frame's path. */
 CudaFrameRoute cudaconv_cuda_route (CudaBackend * cuda,
@@ -222,10 +242,20 @@ CudaFrameRoute cudaconv_cuda_route (CudaBackend * cuda,
 /* The stages, each queued on the slot's stream for its route's path. */
 gboolean cudaconv_cuda_upload (CudaBackend * cuda, FrameSlot * slot,
     GError ** error);
+/* The compute stage's host work, before any of it is queued: the stacks
+ * laid out, the scratch, workspace and patch tables grown, and whether
+ * what it queues is capturable. */
+gboolean cudaconv_cuda_compute_prepare (CudaBackend * cuda, FrameSlot * slot,
+    const CudaConvJob * job, GError ** error);
+/* The compute stage's work queued, as prepared: the same for every run,
+ * so that a frame graph may capture or bind it and the frame may still
+ * be launched one by one after. */
 gboolean cudaconv_cuda_compute (CudaBackend * cuda, FrameSlot * slot,
     const CudaConvJob * job, GError ** error);
-/* cudaconv-cuda-graph.c: the compute stage of a CUDA_PATH_KERNELS frame,
- * replayed from the slot's graph (or recorded into it) where it can be. */
+void cudaconv_cuda_stack_frame_free (CudaStackFrame * frame);
+/* cudaconv-cuda-graph.c: the compute stage of a CUDA_PATH_KERNELS or a
+ * replay frame, replayed from the slot's graph (or recorded into it)
+ * where it can be. */
 gboolean cudaconv_cuda_compute_graphed (CudaBackend * cuda, FrameSlot * slot,
     const CudaConvJob * job, GError ** error);
 gboolean cudaconv_cuda_download (CudaBackend * cuda, FrameSlot * slot,
@@ -254,6 +284,9 @@ void cudaconv_cuda_strategy_same_family (CudaBackend * cuda, gint comp,
  * frame that records a graph cannot wait for the device. */
 gboolean cudaconv_cuda_strategy_untimed (CudaBackend * cuda,
     const FrameSlot * slot, const CudaConvJob * job);
+/* Whether the whole part src would be timed first under filter */
+gboolean cudaconv_cuda_strategy_untimed_part (CudaBackend * cuda,
+    const CcComponent * src, const CcFilter * filter, CcBorder border);
 /* When the family some component ran changed since the last call: a line
  * that names each one's, "component 0 (plane 0): 2d-strip-cache-halo;
  * ...", to be freed with g_free; else NULL. */

@@ -228,7 +228,8 @@ run_stages (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
     GError ** error)
 {
   return cudaconv_cuda_upload (cuda, slot, error)
-      && (slot->route.path == CUDA_PATH_KERNELS ?
+      && cudaconv_cuda_compute_prepare (cuda, slot, job, error)
+      && (slot->route.path == CUDA_PATH_KERNELS || slot->route.replay ?
       cudaconv_cuda_compute_graphed (cuda, slot, job, error) :
       cudaconv_cuda_compute (cuda, slot, job, error))
       && cudaconv_cuda_download (cuda, slot, error)

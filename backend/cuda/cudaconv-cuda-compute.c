@@ -5,6 +5,8 @@
  * (cudaconv-pieces.h, the routine both back ends share). */
 #include "config.h"
 
+#include <string.h>
+
 #include "cudaconv-cuda-backend-private.h"
 #include "cudaconv-cuda-check.h"
 #include "cudaconv-pieces.h"
@@ -40,33 +42,99 @@ piece_fill (gpointer ctx, const CcComponent * dst, guint value,
  * cc_cuda_copy_patches); more go in a table */
 #define PARAMETER_PATCHES 16
 
-/* The n patches copied on the slot's stream: a few as the launch's
+/* Patches to copy in as few launches as they allow: a few as a launch's
  * parameters, more from tables in the slot's pinned memory where the
  * device maps it, since the driver copies a launch's parameters whole
- * (320 patches as parameters took the host about 22 us a launch). */
+ * (320 patches as parameters took the host about 22 us a launch). Where
+ * each launch's table lies is taken before any is queued
+ * (batches_reserve), so that queueing them allocates nothing and waits
+ * for nothing, as a frame graph's capture needs. */
+typedef struct {
+  CcPatch *patches;
+  guint n, size;
+  /* from tables: a launch for each CC_MAX_TABLE_PATCHES, and its table */
+  gboolean tables;
+  gpointer *table;
+  gsize *table_bytes;
+  guint launches, launches_size;
+} PatchBatch;
+
+static void
+batch_clear (PatchBatch * b)
+{
+  g_free (b->patches);
+  g_free (b->table);
+  g_free (b->table_bytes);
+  memset (b, 0, sizeof (*b));
+}
+
+/* Room for n more patches; the next one */
+static CcPatch *
+batch_add (PatchBatch * b, guint n)
+{
+  if (b->n + n > b->size) {
+    b->size = MAX (b->n + n, 2 * b->size);
+    b->patches = g_renew (CcPatch, b->patches, b->size);
+  }
+  b->n += n;
+  return &b->patches[b->n - n];
+}
+
+/* Each batch's launches laid out, and their tables taken from the slot's
+ * at once (growing them may wait for the slot's stream and move them):
+ * tables where a batch holds more than a launch's parameters take, or
+ * always (always_tables) where the device maps the slot's pinned memory. */
 static gboolean
-copy_patches (const CudaBackend * cuda, FrameSlot * slot,
-    const CcPatch * patches, guint n, CcBorder border, CcPatchWide wide,
+batches_reserve (const CudaBackend * cuda, FrameSlot * slot,
+    PatchBatch * const *batches, guint n_batches, gboolean always_tables,
     GError ** error)
 {
-  const gboolean table = n > PARAMETER_PATCHES && cuda->maps_host_memory;
-  const guint most = table ? CC_MAX_TABLE_PATCHES : CC_MAX_PATCHES;
+  gsize total = 0;
 
-  for (guint k = 0; k < n; k += most) {
-    const int m = (int) MIN (n - k, most);
-    if (table) {
-      const gsize bytes = cc_cuda_patch_table_bytes (&patches[k], m);
-      gpointer at = bytes ? cudaconv_cuda_slot_patch_table (slot, bytes,
-          error) : NULL;
-      if (bytes && !at)
-        return FALSE;
-      if (!CUDACONV_CHECK (cc_cuda_copy_patch_table (&patches[k], m, border,
-                  wide, at, bytes, slot->stream), error))
-        return FALSE;
-    } else if (!CUDACONV_CHECK (cc_cuda_copy_patches (&patches[k], m, border,
-                wide, slot->stream), error)) {
-      return FALSE;
+  for (guint i = 0; i < n_batches; i++) {
+    PatchBatch *b = batches[i];
+    b->tables = cuda->maps_host_memory && (always_tables
+        || b->n > PARAMETER_PATCHES);
+    b->launches = 0;
+    if (!b->tables)
+      continue;
+    for (guint k = 0; k < b->n; k += CC_MAX_TABLE_PATCHES) {
+      const int m = (int) MIN (b->n - k, CC_MAX_TABLE_PATCHES);
+      if (b->launches == b->launches_size) {
+        b->launches_size = MAX (4, 2 * b->launches_size);
+        b->table = g_renew (gpointer, b->table, b->launches_size);
+        b->table_bytes = g_renew (gsize, b->table_bytes, b->launches_size);
+      }
+      b->table_bytes[b->launches] =
+          GST_ROUND_UP_16 (cc_cuda_patch_table_bytes (&b->patches[k], m));
+      /* 0: patches no table can hold, which the launch refuses */
+      total += b->table_bytes[b->launches++];
     }
+  }
+  if (total && !cudaconv_cuda_slot_patch_tables_reserve (slot, total, error))
+    return FALSE;
+  for (guint i = 0; i < n_batches; i++)
+    for (guint l = 0; l < batches[i]->launches; l++)
+      batches[i]->table[l] = batches[i]->table_bytes[l] ?
+          cudaconv_cuda_slot_patch_table (slot, batches[i]->table_bytes[l]) :
+          NULL;
+  return TRUE;
+}
+
+/* The batch's copies queued on the slot's stream */
+static gboolean
+batch_queue (const FrameSlot * slot, const PatchBatch * b, CcBorder border,
+    CcPatchWide wide, GError ** error)
+{
+  const guint most = b->tables ? CC_MAX_TABLE_PATCHES : CC_MAX_PATCHES;
+
+  for (guint k = 0, l = 0; k < b->n; k += most, l++) {
+    const int m = (int) MIN (b->n - k, most);
+    if (!CUDACONV_CHECK (b->tables ? cc_cuda_copy_patch_table (&b->patches[k],
+                m, border, wide, b->table[l], b->table_bytes[l],
+                slot->stream) : cc_cuda_copy_patches (&b->patches[k], m,
+                border, wide, slot->stream), error))
+      return FALSE;
   }
   return TRUE;
 }
@@ -76,15 +144,17 @@ piece_copy (gpointer ctx, guint n, const CcComponent * from,
     const CcComponent * to, GError ** error)
 {
   PieceContext *pc = ctx;
-  CcPatch *patches = g_new (CcPatch, MAX (n, 1));
+  PatchBatch b = { 0 };
+  PatchBatch *batches[] = { &b };
+  CcPatch *patches = batch_add (&b, n);
   gboolean ok;
 
   for (guint i = 0; i < n; i++)
     patches[i] = (CcPatch) {
     from[i], 0, 0, from[i].width, from[i].height, to[i]};
-  ok = copy_patches (pc->cuda, pc->slot, patches, n, CC_BORDER_CLAMP,
-      CC_PATCH_WIDE_DST, error);
-  g_free (patches);
+  ok = batches_reserve (pc->cuda, pc->slot, batches, 1, FALSE, error)
+      && batch_queue (pc->slot, &b, CC_BORDER_CLAMP, CC_PATCH_WIDE_DST, error);
+  batch_clear (&b);
   return ok;
 }
 
@@ -277,12 +347,43 @@ typedef struct {
 } Stack;
 
 #define NO_GROUP G_MAXUINT
+#define MAX_STACKS (GST_VIDEO_MAX_COMPONENTS * CUDACONV_MAX_PARTS)
 
 typedef struct {
   guint first;                  /* its first stack */
   gint width, height;
   gsize pitch, offset;          /* in the slot's scratch, twice: in, out */
 } StackGroup;
+
+/* A part the plan fills, left to the pieces routine */
+typedef struct {
+  gint comp;
+  guint part;
+  CcComponent s, d;
+} FilledPart;
+
+/* A frame filtered as stacks, laid out by the host before any of its work
+ * is queued (cudaconv_cuda_compute_prepare): its stacks and groups in the
+ * slot's scratch, and the patches that gather the windows and scatter the
+ * writes. Queued from this, the compute stage allocates nothing and waits
+ * for nothing, so a frame graph can capture it. */
+struct CudaStackFrame {
+  Stack stacks[MAX_STACKS];
+  StackGroup groups[MAX_STACKS];
+  FilledPart filled[MAX_STACKS];
+  guint n, n_groups, n_filled;
+  PatchBatch gather, scatter;
+};
+
+void
+cudaconv_cuda_stack_frame_free (CudaStackFrame * frame)
+{
+  if (!frame)
+    return;
+  batch_clear (&frame->gather);
+  batch_clear (&frame->scatter);
+  g_free (frame);
+}
 
 /* Whether two stacks can share a launch: the same samples and reach */
 static gboolean
@@ -331,29 +432,20 @@ whole_component (const FrameSlot * slot, const Stack * st)
   return c;
 }
 
-/* Queues the copies of one kind of patch of every stack (gathering the
- * windows, or scattering the writes). */
-static gboolean
-copy_stack_patches (const CudaBackend * cuda, FrameSlot * slot,
-    const CudaConvCoverage * coverage, const Stack * stacks, guint n,
-    const StackGroup * groups, gboolean gather, CcBorder border,
-    GError ** error)
+/* The patches of one kind of every stack: gathering the windows into the
+ * stacks, or scattering the writes out of the filtered stacks (or of the
+ * whole parts' filtered samples). */
+static void
+add_stack_patches (const FrameSlot * slot, const CudaStackFrame * sf,
+    gboolean gather, PatchBatch * b)
 {
-  /* the host side: read when gathering, written when scattering */
-  const CcPatchWide wide = gather ? CC_PATCH_WIDE_SRC : CC_PATCH_WIDE_DST;
-  guint queued = 0, count = 0;
-  CcPatch *patches;
-  gboolean ok;
+  const CudaConvCoverage *coverage = slot->coverage;
 
-  for (guint m = 0; m < n; m++)
-    for (guint k = 0; k < stacks[m].n; k++)
-      count += gather ? (stacks[m].whole ? 0 : 1) : stacks[m].pieces[k].n_writes;
-  patches = g_new (CcPatch, MAX (count, 1));
-
-  for (guint m = 0; m < n; m++) {
-    const Stack *st = &stacks[m];
+  b->n = 0;
+  for (guint m = 0; m < sf->n; m++) {
+    const Stack *st = &sf->stacks[m];
     const CcComponent stacked = st->whole ? whole_component (slot, st) :
-        stack_component (slot, groups, st, gather);
+        stack_component (slot, sf->groups, st, gather);
     const gint r = st->reach;
     gint row = 0;
 
@@ -363,71 +455,57 @@ copy_stack_patches (const CudaBackend * cuda, FrameSlot * slot,
     for (guint k = 0; k < st->n; k++) {
       const CudaConvPiece *piece = &st->pieces[k];
       const GstVideoRectangle *bounds = &piece->bounds;
-      const guint n_patches = gather ? 1 : piece->n_writes;
 
-      for (guint w = 0; w < n_patches; w++) {
-        CcPatch *p = &patches[queued];
-        if (!gather && st->whole) {
+      if (gather) {
+        CcPatch *p = batch_add (b, 1);
+        p->src = st->part_in;
+        p->x = bounds->x - r;
+        p->y = bounds->y - r;
+        p->width = bounds->w + 2 * r;
+        p->height = bounds->h + 2 * r;
+        p->dst = stacked;
+        p->dst.data = (guint8 *) stacked.data + (gsize) row * stacked.pitch;
+      } else {
+        CcPatch *p = batch_add (b, piece->n_writes);
+        for (guint w = 0; w < piece->n_writes; w++, p++) {
           const GstVideoRectangle *rect =
               &coverage->writes[piece->first_write + w];
           p->src = stacked;
-          p->x = rect->x;
-          p->y = rect->y;
-          p->width = rect->w;
-          p->height = rect->h;
-          p->dst = cudaconv_component_sub (&st->part_out, rect);
-        } else if (gather) {
-          p->src = st->part_in;
-          p->x = bounds->x - r;
-          p->y = bounds->y - r;
-          p->width = bounds->w + 2 * r;
-          p->height = bounds->h + 2 * r;
-          p->dst = stacked;
-          p->dst.data = (guint8 *) stacked.data + (gsize) row * stacked.pitch;
-        } else {
-          const GstVideoRectangle *rect =
-              &coverage->writes[piece->first_write + w];
-          p->src = stacked;
-          p->x = r + rect->x - bounds->x;
-          p->y = row + r + rect->y - bounds->y;
+          p->x = st->whole ? rect->x : r + rect->x - bounds->x;
+          p->y = st->whole ? rect->y : row + r + rect->y - bounds->y;
           p->width = rect->w;
           p->height = rect->h;
           p->dst = cudaconv_component_sub (&st->part_out, rect);
         }
-        queued++;
       }
       row += bounds->h + 2 * r;
     }
   }
-  g_assert (queued == count);
-  ok = copy_patches (cuda, slot, patches, queued, border, wide, error);
-  g_free (patches);
-  return ok;
 }
 
-/* Frames filtered inside their regions: the windows gathered into a stack
- * per component part, each group of stacks filtered in one launch, the
- * writes scattered into the output; a part whose stack would hold as many
- * samples as the part itself is filtered whole instead, its writes
- * scattered from that. The planes are where the frames are on the
- * mapped path (host memory the device maps), else the device planes the
- * slot bound (device memory, or the copies of host planes), the output
- * already a copy of the input where it is not the input. */
+/* Lays out the frame's stacks: every filtered component part's pieces
+ * (the planes where the frames are on the mapped path, host memory the
+ * device maps, else the device planes the slot bound: device memory, or
+ * the copies of host planes), a stack each, the alike ones in groups; the
+ * slot's scratch and workspace grown for them, and the patches made.
+ * *untimed: a whole part's strategy would be timed first. */
 static gboolean
-compute_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
-    GError ** error)
+prepare_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
+    gboolean * untimed, GError ** error)
 {
   const CudaConvLayout *layout = cuda->layout;
   const CudaConvPlan *plan = &slot->plan;
-  const CudaConvCoverage *coverage = slot->coverage;
   const gboolean mapped = slot->route.path == CUDA_PATH_REGIONS_MAPPED;
   GstVideoFrame *in = &slot->in, *out = &slot->out;
-  Stack stacks[GST_VIDEO_MAX_COMPONENTS * CUDACONV_MAX_PARTS];
-  StackGroup groups[GST_VIDEO_MAX_COMPONENTS * CUDACONV_MAX_PARTS];
-  PieceContext ctx = { cuda, slot, job };
-  guint n = 0, n_groups = 0;
-  gsize need = 0;
+  CudaStackFrame *sf;
+  PatchBatch *batches[2];
+  gsize need = 0, workspace = 0;
 
+  if (!slot->stack_frame)
+    slot->stack_frame = g_new0 (CudaStackFrame, 1);
+  sf = slot->stack_frame;
+  sf->n = sf->n_groups = sf->n_filled = 0;
+  sf->gather.n = sf->scatter.n = 0;
   for (guint p = 0; p < layout->n_planes; p++) {
     const CudaConvPlaneLayout *pl = &layout->planes[p];
     if (!plan->planes[p].process)
@@ -448,18 +526,17 @@ compute_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
           (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (out, p) :
           slot->bound[p].out_pitch, d);
       for (guint k = 0; k < parts; k++) {
-        Stack *st = &stacks[n];
+        Stack *st = &sf->stacks[sf->n];
         st->comp = c;
         st->part_in = s[k];
         st->part_out = d[k];
-        st->pieces = cudaconv_coverage_pieces (coverage, c, k, &st->n);
+        st->pieces = cudaconv_coverage_pieces (slot->coverage, c, k, &st->n);
         if (st->n == 0)
           continue;
         /* the pieces routine fills the writes */
         if (plan->action[c] == CUDACONV_ACTION_FILL) {
-          if (!cudaconv_pieces_run (&piece_ops, &ctx, job, c, k, &s[k],
-                  &d[k], error))
-            return FALSE;
+          sf->filled[sf->n_filled++] = (FilledPart) {
+          c, k, s[k], d[k]};
           continue;
         }
         st->reach = st->pieces[0].reach;
@@ -474,77 +551,144 @@ compute_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
             (gint64) s[k].width * s[k].height;
         if (st->whole) {
           st->group = NO_GROUP;
-          n++;
+          if (cudaconv_cuda_strategy_untimed_part (cuda, &st->part_in,
+                  job->filter, job->border))
+            *untimed = TRUE;
+          workspace = MAX (workspace, cc_cuda_workspace_bytes (&st->part_in,
+                  job->filter));
+          sf->n++;
           continue;
         }
         /* under the alike stacks before it, else a group of its own */
         st->group = 0;
-        while (st->group < n_groups
-            && !stacks_alike (&stacks[groups[st->group].first], st))
+        while (st->group < sf->n_groups
+            && !stacks_alike (&sf->stacks[sf->groups[st->group].first], st))
           st->group++;
-        if (st->group == n_groups) {
-          groups[n_groups].first = n;
-          groups[n_groups].width = groups[n_groups].height = 0;
-          n_groups++;
+        if (st->group == sf->n_groups) {
+          sf->groups[sf->n_groups].first = sf->n;
+          sf->groups[sf->n_groups].width = sf->groups[sf->n_groups].height = 0;
+          sf->n_groups++;
         }
-        st->row = groups[st->group].height;
-        groups[st->group].height += st->height;
-        groups[st->group].width = MAX (groups[st->group].width, st->width);
-        n++;
+        st->row = sf->groups[st->group].height;
+        sf->groups[st->group].height += st->height;
+        sf->groups[st->group].width = MAX (sf->groups[st->group].width,
+            st->width);
+        sf->n++;
       }
     }
   }
-  if (n == 0)
+  if (sf->n == 0)
     return TRUE;
-  for (guint g = 0; g < n_groups; g++) {
-    groups[g].pitch = GST_ROUND_UP_16 ((gsize) groups[g].width *
-        stacks[groups[g].first].part_in.sample);
-    groups[g].offset = need;
-    need += 2 * groups[g].pitch * groups[g].height;
+  for (guint g = 0; g < sf->n_groups; g++) {
+    StackGroup *group = &sf->groups[g];
+
+    group->pitch = GST_ROUND_UP_16 ((gsize) group->width *
+        sf->stacks[group->first].part_in.sample);
+    group->offset = need;
+    need += 2 * group->pitch * group->height;
   }
-  for (guint m = 0; m < n; m++)
-    if (stacks[m].whole) {
-      stacks[m].pitch = GST_ROUND_UP_16 ((gsize) stacks[m].part_in.width *
-          stacks[m].part_in.sample);
-      stacks[m].offset = need;
-      need += stacks[m].pitch * stacks[m].part_in.height;
+  for (guint m = 0; m < sf->n; m++)
+    if (sf->stacks[m].whole) {
+      sf->stacks[m].pitch = GST_ROUND_UP_16 ((gsize)
+          sf->stacks[m].part_in.width * sf->stacks[m].part_in.sample);
+      sf->stacks[m].offset = need;
+      need += sf->stacks[m].pitch * sf->stacks[m].part_in.height;
     }
   if (!cudaconv_cuda_slot_grow (&slot->scratch, &slot->scratch_size, need,
-          error)
-      || !copy_stack_patches (cuda, slot, coverage, stacks, n, groups, TRUE,
-          job->border, error))
+          error))
     return FALSE;
-  for (guint m = 0; m < n; m++) {
-    const Stack *st = &stacks[m];
+  for (guint g = 0; g < sf->n_groups; g++) {
+    const CcComponent group_in = group_component (slot, &sf->groups[g],
+        &sf->stacks[sf->groups[g].first], TRUE, 0, sf->groups[g].height);
+    workspace = MAX (workspace, cc_cuda_workspace_bytes (&group_in,
+            job->filter));
+  }
+  if (!cudaconv_cuda_slot_grow (&slot->workspace, &slot->workspace_bytes,
+          workspace, error))
+    return FALSE;
+  /* the patches point into the scratch as it now is */
+  add_stack_patches (slot, sf, TRUE, &sf->gather);
+  add_stack_patches (slot, sf, FALSE, &sf->scatter);
+  batches[0] = &sf->gather;
+  batches[1] = &sf->scatter;
+  /* a replayed frame's patches come from tables, whose place stays from
+   * frame to frame: the frames' addresses are not in its launches */
+  return batches_reserve (cuda, slot, batches, 2, slot->route.replay, error);
+}
+
+/* Frames filtered inside their regions, as prepare_stacks laid them out:
+ * the windows gathered into their stacks, each group of stacks filtered
+ * in one launch (and each whole part on its own), the writes scattered
+ * into the output (already a copy of the input where it is not the
+ * input). */
+static gboolean
+compute_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
+    GError ** error)
+{
+  const CudaStackFrame *sf = slot->stack_frame;
+  PieceContext ctx = { cuda, slot, job };
+
+  if (!sf)
+    return TRUE;
+  for (guint f = 0; f < sf->n_filled; f++) {
+    const FilledPart *fp = &sf->filled[f];
+    if (!cudaconv_pieces_run (&piece_ops, &ctx, job, fp->comp, fp->part,
+            &fp->s, &fp->d, error))
+      return FALSE;
+  }
+  if (sf->n == 0)
+    return TRUE;
+  if (!batch_queue (slot, &sf->gather, job->border, CC_PATCH_WIDE_SRC, error))
+    return FALSE;
+  for (guint m = 0; m < sf->n; m++) {
+    const Stack *st = &sf->stacks[m];
     CcComponent filtered;
 
     if (!st->whole)
       continue;
     filtered = whole_component (slot, st);
-    if (!cudaconv_cuda_slot_grow (&slot->workspace, &slot->workspace_bytes,
-            cc_cuda_workspace_bytes (&st->part_in, job->filter), error)
-        || !cudaconv_cuda_run_component (cuda, slot, st->comp, &st->part_in,
+    if (!cudaconv_cuda_run_component (cuda, slot, st->comp, &st->part_in,
             &filtered, job->filter, job->border, TRUE, error))
       return FALSE;
   }
-  for (guint g = 0; g < n_groups; g++) {
-    const Stack *first = &stacks[groups[g].first];
-    const CcComponent group_in = group_component (slot, &groups[g], first,
-        TRUE, 0, groups[g].height);
-    const CcComponent group_out = group_component (slot, &groups[g], first,
-        FALSE, 0, groups[g].height);
-    if (!cudaconv_cuda_slot_grow (&slot->workspace, &slot->workspace_bytes,
-            cc_cuda_workspace_bytes (&group_in, job->filter), error)
-        || !cudaconv_cuda_run_component (cuda, slot, first->comp, &group_in,
+  for (guint g = 0; g < sf->n_groups; g++) {
+    const Stack *first = &sf->stacks[sf->groups[g].first];
+    const CcComponent group_in = group_component (slot, &sf->groups[g], first,
+        TRUE, 0, sf->groups[g].height);
+    const CcComponent group_out = group_component (slot, &sf->groups[g],
+        first, FALSE, 0, sf->groups[g].height);
+    if (!cudaconv_cuda_run_component (cuda, slot, first->comp, &group_in,
             &group_out, job->filter, job->border, FALSE, error))
       return FALSE;
     /* the group's other components ran the family that the first did */
-    for (guint m = groups[g].first + 1; m < n; m++)
-      if (stacks[m].group == g)
-        cudaconv_cuda_strategy_same_family (cuda, stacks[m].comp, first->comp);
+    for (guint m = sf->groups[g].first + 1; m < sf->n; m++)
+      if (sf->stacks[m].group == g)
+        cudaconv_cuda_strategy_same_family (cuda, sf->stacks[m].comp,
+            first->comp);
   }
-  return copy_stack_patches (cuda, slot, coverage, stacks, n, groups, FALSE,
-      job->border, error);
+  return batch_queue (slot, &sf->scatter, job->border, CC_PATCH_WIDE_DST,
+      error);
+}
+
+gboolean
+cudaconv_cuda_compute_prepare (CudaBackend * cuda, FrameSlot * slot,
+    const CudaConvJob * job, GError ** error)
+{
+  gboolean untimed = FALSE;
+
+  if (slot->stack_frame)
+    slot->stack_frame->n = slot->stack_frame->n_filled = 0;
+  if (slot->route.stacks) {
+    if (!prepare_stacks (cuda, slot, job, &untimed, error))
+      return FALSE;
+    /* filled parts go through the pieces routine, which may grow the
+     * scratch */
+    slot->capturable = !untimed && slot->stack_frame->n_filled == 0;
+  } else {
+    slot->capturable = slot->route.path != CUDA_PATH_KERNELS
+        || !cudaconv_cuda_strategy_untimed (cuda, slot, job);
+  }
+  return TRUE;
 }
 
 gboolean

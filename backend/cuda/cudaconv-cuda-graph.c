@@ -1,20 +1,24 @@
-/* cudaconv: the compute stage of device frames replayed from the slot's
- * frame graph (see cudaconv-cuda-backend-private.h).
+/* cudaconv: the compute stage of device frames, and of region frames of
+ * fixed boxes whose work is kernels only, replayed from the slot's frame
+ * graph (see cudaconv-cuda-backend-private.h).
  *
  * A frame whose both sides are device memory costs the host little but
  * its launches, a few microseconds each: at 1920x1080 I420 the three
  * launches took longer than the three kernels ran. Each slot records its
  * frame's launches once as a CUDA graph (kernels/cuda/cudaconv-cuda.h),
  * and later frames replay it with their own planes, so a frame costs one
- * graph launch.
+ * graph launch. A region frame's gathers and scatters read their patches
+ * from the slot's tables, whose place stays, so its launches keep their
+ * arguments from frame to frame.
  *
  * The compute stage runs the same code for every frame; only the kernels'
  * launches behave differently, while a graph records or binds them. A
  * frame whose launches differ from the recording (another filter radius or
- * kernel, new strategies) finds the graph stale: that frame is launched one
- * by one, and the slot records again with the next. A frame with a
- * strategy still to time runs without a graph, since the tuner launches
- * and waits on its stream; any other failure of a graph leaves graphs off
+ * kernel, new strategies, other regions) finds the graph stale: that frame
+ * is launched one by one, and the slot records again with the next. A
+ * frame with a strategy still to time, or work that allocates, runs
+ * without a graph, since the tuner launches and waits on its stream
+ * (cudaconv_cuda_compute_prepare says which); any other failure of a graph leaves graphs off
  * until the next configure. */
 #include "config.h"
 
@@ -68,7 +72,7 @@ cudaconv_cuda_compute_graphed (CudaBackend * cuda, FrameSlot * slot,
   if (!slot->graph && !CUDACONV_CHECK (cc_frame_graph_new (&slot->graph),
           error))
     return FALSE;
-  if (cuda->graphs_failed || cudaconv_cuda_strategy_untimed (cuda, slot, job))
+  if (cuda->graphs_failed || !slot->capturable)
     return cudaconv_cuda_compute (cuda, slot, job, error);
   switch (run_graph (cuda, slot, job, !cc_frame_graph_ready (slot->graph),
           &why)) {

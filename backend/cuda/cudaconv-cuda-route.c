@@ -113,6 +113,27 @@ regions_are_small (const CudaBackend * cuda, const CudaConvCoverage * cov)
   return regions <= frame / 2;
 }
 
+/* Whether a region frame's compute stage replays from the slot's frame
+ * graph: its work kernels only, which a graph binds to each frame (its
+ * stacks where the frames are, or in device memory of the context
+ * filtered in place, with no plane copy whose node would keep another
+ * frame's planes), its patches from tables in pinned memory the device
+ * maps, and the coverage the last region frame had: fixed boxes keep
+ * their launches, where moving boxes would record a graph a frame. */
+static gboolean
+regions_replay (CudaBackend * cuda, const CudaConvJob * job,
+    const CudaFrameRoute * r)
+{
+  const guint64 generation = job->coverage ? job->coverage->generation : 0;
+  const gboolean same = generation == cuda->coverage_generation;
+
+  cuda->coverage_generation = generation;
+  return same && r->stacks && cuda->maps_host_memory
+      && (r->path == CUDA_PATH_REGIONS_MAPPED || (r->path == CUDA_PATH_PLANES
+              && cuda->in_device && cuda->out_device && r->in_place
+              && !r->foreign_in));
+}
+
 CudaFrameRoute
 cudaconv_cuda_route (CudaBackend * cuda, const CudaConvJob * job,
     GstVideoFrame * in, GstVideoFrame * out)
@@ -162,5 +183,7 @@ cudaconv_cuda_route (CudaBackend * cuda, const CudaConvJob * job,
         && frame_is_whole (cuda, out);
   }
   r.out_staged = !r.out_direct && r.path != CUDA_PATH_REGIONS_MAPPED;
+  r.replay = cudaconv_plan_has_regions (plan) && regions_replay (cuda, job,
+      &r);
   return r;
 }

@@ -32,6 +32,7 @@ cudaconv_cuda_slots_release (CudaBackend * cuda)
     cudaFree (slot->scratch);
     cudaFree (slot->workspace);
     cudaFreeHost (slot->patch_table);
+    cudaconv_cuda_stack_frame_free (slot->stack_frame);
     cc_frame_graph_free (slot->graph);
     cudaconv_coverage_free (slot->coverage);
     if (slot->done)
@@ -237,26 +238,33 @@ cudaconv_cuda_slot_grow (void **buffer, gsize * size, gsize bytes,
   return TRUE;
 }
 
-gpointer
-cudaconv_cuda_slot_patch_table (FrameSlot * slot, gsize bytes,
+gboolean
+cudaconv_cuda_slot_patch_tables_reserve (FrameSlot * slot, gsize bytes,
     GError ** error)
 {
-  gpointer table;
+  const gsize size = (slot->patch_used + bytes) * 3 / 2;
 
-  bytes = GST_ROUND_UP_16 (bytes);
-  if (slot->patch_used + bytes > slot->patch_table_size) {
-    const gsize size = (slot->patch_used + bytes) * 3 / 2;
-    if (!CUDACONV_CHECK (cudaStreamSynchronize (slot->stream), error))
-      return NULL;
-    cudaFreeHost (slot->patch_table);
-    slot->patch_table = NULL;
-    slot->patch_table_size = slot->patch_used = 0;
-    if (!CUDACONV_CHECK (cudaHostAlloc (&slot->patch_table, size,
-                cudaHostAllocDefault), error))
-      return NULL;
-    slot->patch_table_size = size;
-  }
-  table = (guint8 *) slot->patch_table + slot->patch_used;
+  if (slot->patch_used + bytes <= slot->patch_table_size)
+    return TRUE;
+  if (!CUDACONV_CHECK (cudaStreamSynchronize (slot->stream), error))
+    return FALSE;
+  cudaFreeHost (slot->patch_table);
+  slot->patch_table = NULL;
+  slot->patch_table_size = slot->patch_used = 0;
+  if (!CUDACONV_CHECK (cudaHostAlloc (&slot->patch_table, size,
+              cudaHostAllocDefault), error))
+    return FALSE;
+  slot->patch_table_size = size;
+  return TRUE;
+}
+
+gpointer
+cudaconv_cuda_slot_patch_table (FrameSlot * slot, gsize bytes)
+{
+  gpointer table = (guint8 *) slot->patch_table + slot->patch_used;
+
+  g_assert (bytes % 16 == 0
+      && slot->patch_used + bytes <= slot->patch_table_size);
   slot->patch_used += bytes;
   return table;
 }

@@ -168,14 +168,21 @@ cudaconv_cuda_strategy_same_family (CudaBackend * cuda, gint comp, gint like)
 }
 
 gboolean
+cudaconv_cuda_strategy_untimed_part (CudaBackend * cuda,
+    const CcComponent * src, const CcFilter * filter, CcBorder border)
+{
+  const TuneKey key = tune_key (filter, border);
+
+  return cuda->options.strategy == CC_STRATEGY_AUTO
+      && !lookup (&cuda->choice, &key, src);
+}
+
+gboolean
 cudaconv_cuda_strategy_untimed (CudaBackend * cuda, const FrameSlot * slot,
     const CudaConvJob * job)
 {
   const CudaConvPlan *plan = &slot->plan;
-  const TuneKey key = tune_key (job->filter, job->border);
 
-  if (cuda->options.strategy != CC_STRATEGY_AUTO)
-    return FALSE;
   for (guint p = 0; p < cuda->layout->n_planes; p++) {
     const CudaConvPlaneLayout *pl = &cuda->layout->planes[p];
     for (gint i = 0; i < pl->n_components; i++) {
@@ -186,7 +193,8 @@ cudaconv_cuda_strategy_untimed (CudaBackend * cuda, const FrameSlot * slot,
       if (plan->action[c] != CUDACONV_ACTION_FILTER)
         continue;
       for (guint k = 0; k < n; k++)
-        if (!lookup (&cuda->choice, &key, &parts[k]))
+        if (cudaconv_cuda_strategy_untimed_part (cuda, &parts[k], job->filter,
+                job->border))
           return TRUE;
     }
   }

@@ -743,6 +743,215 @@ GST_START_TEST (test_fixed_boxes)
 
 GST_END_TEST;
 
+/* What the CUDA back end said of its frame graphs while a test ran */
+static gint graphs_recorded, graphs_failed;
+
+static void
+count_graph_messages (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer data)
+{
+  const gchar *text;
+
+  if (g_strcmp0 (gst_debug_category_get_name (category), "cudaconv") != 0)
+    return;
+  text = gst_debug_message_get (message);
+  if (g_str_has_prefix (text, "a frame slot recorded its frame's kernels"))
+    g_atomic_int_inc (&graphs_recorded);
+  else if (strstr (text, "their graph failed"))
+    g_atomic_int_inc (&graphs_failed);
+}
+
+/* The pool the element proposes upstream (of pinned memory on the CUDA
+ * back end), active, or NULL where it proposes none */
+static GstBufferPool *
+proposed_pool (GstHarness * h, const GstVideoInfo * info)
+{
+  GstCaps *caps = gst_video_info_to_caps (info);
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstBufferPool *pool = NULL;
+
+  if (gst_pad_peer_query (h->srcpad, query)
+      && gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+  if (pool && !gst_buffer_pool_set_active (pool, TRUE))
+    gst_clear_object (&pool);
+  return pool;
+}
+
+/* A writable random frame, from pool where there is one */
+static GstBuffer *
+writable_frame (GstBufferPool * pool, const GstVideoInfo * info)
+{
+  GstBuffer *buf = NULL;
+  GstBuffer *random = random_frame (info);
+
+  if (!pool)
+    return random;
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  {
+    GstMapInfo a, b;
+    fail_unless (gst_buffer_map (buf, &a, GST_MAP_WRITE));
+    fail_unless (gst_buffer_map (random, &b, GST_MAP_READ));
+    memcpy (a.data, b.data, MIN (a.size, b.size));
+    gst_buffer_unmap (random, &b);
+    gst_buffer_unmap (buf, &a);
+  }
+  gst_buffer_unref (random);
+  return buf;
+}
+
+/* The boxes of frame k of test_fixed_boxes_replayed: three, then from
+ * frame 5 twenty-one (more patches than one launch's parameters take),
+ * then the three again from frame 9 */
+static guint
+replayed_boxes (guint k, Box * boxes)
+{
+  static const Box few[] = { {7, 9, 23, 13}, {61, 41, 31, 17}, {0, 50, 9,
+          11}
+  };
+  guint n = 0;
+
+  if (k >= 5 && k < 9) {
+    for (; n < 21; n++)
+      boxes[n] = (Box) {
+      1 + 13 * (n % 7), 2 + 19 * (n / 7), 9, 8};
+    return n;
+  }
+  memcpy (boxes, few, sizeof (few));
+  return G_N_ELEMENTS (few);
+}
+
+/* Fixed boxes frame after frame, writable frames filtered in place: where
+ * the boxes stay, the CUDA back end replays a frame's kernels from its
+ * frame slot's graph (frames from the element's pool of pinned memory,
+ * read and written where they are, and frames in CUDA memory), and where
+ * they change it launches them one by one and records again. Fourteen
+ * frames of I420 and NV12 at odd sizes, the boxes changed at frames 5 and
+ * 9 and the filter (another matrix, of another radius) at frame 12, each
+ * frame against the reference; on the CUDA back end the slot recorded at
+ * least once and no graph failed. */
+GST_START_TEST (test_fixed_boxes_replayed)
+{
+  static const gchar *formats[] = { "I420", "NV12" };
+  TestMatrix m[2];
+
+  matrix_random (&m[0], 5, FALSE);
+  matrix_random (&m[1], 7, TRUE);
+  g_atomic_int_set (&graphs_recorded, 0);
+  g_atomic_int_set (&graphs_failed, 0);
+  /* the back end's DEBUG lines are counted here, not printed */
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (count_graph_messages, NULL, NULL);
+  gst_debug_set_threshold_for_name ("cudaconv", GST_LEVEL_DEBUG);
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstVideoInfo info;
+    GstHarness *h = region_harness (formats[f], 97, 61, &info);
+    GstBufferPool *pool;
+
+    set_custom_filter (h->element, &m[0], REF_BORDER_MIRROR, NULL);
+    set_region (h->element, FALSE);
+    /* a first frame makes the element negotiate and answer allocation */
+    gst_buffer_unref (gst_harness_push_and_pull (h, random_frame (&info)));
+    pool = proposed_pool (h, &info);
+    for (guint k = 0; k < 14; k++) {
+      const TestMatrix *mk = &m[k >= 12];
+      const Oracle o = { .m = mk, .border = REF_BORDER_MIRROR };
+      g_autofree gchar *what = g_strdup_printf ("%s 97x61 system memory%s, "
+          "frame %u", formats[f], pool ? " of the proposed pool" : "", k);
+      Box boxes[21];
+      const guint n = replayed_boxes (k, boxes);
+      g_autofree gchar *text = boxes_text (boxes, n);
+      GstBuffer *in, *copy, *out;
+      GstVideoFrame fin, fout;
+
+      if (k == 12)
+        set_custom_filter (h->element, mk, REF_BORDER_MIRROR, NULL);
+      g_object_set (h->element, "region-boxes", text, NULL);
+      in = writable_frame (pool, &info);
+      make_well_formed (in, &info);
+      copy = gst_buffer_copy_deep (in);
+      out = gst_harness_push_and_pull (h, in);
+      fail_unless (out == in, "%s: not filtered in place", what);
+      fail_unless (gst_video_frame_map (&fin, &info, copy, GST_MAP_READ));
+      fail_unless (gst_video_frame_map (&fout, &info, out, GST_MAP_READ));
+      check_regions (&fin, &fout, &o, element_channels (h->element), boxes, n,
+          FALSE, what);
+      gst_video_frame_unmap (&fin);
+      gst_video_frame_unmap (&fout);
+      gst_buffer_unref (copy);
+      gst_buffer_unref (out);
+    }
+    if (pool) {
+      gst_buffer_pool_set_active (pool, FALSE);
+      gst_object_unref (pool);
+    }
+    harness_teardown (h);
+#if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
+    {
+      const MemoryPath *both = NULL;
+      PathHarness ph;
+
+      for (guint k = 0; k < G_N_ELEMENTS (memory_paths); k++)
+        if (memory_paths[k].cuda_in && memory_paths[k].cuda_out)
+          both = &memory_paths[k];
+      fail_unless (both != NULL);
+      path_harness_start (&ph, both, formats[f], 97, 61);
+      set_custom_filter (ph.h->element, &m[0], REF_BORDER_MIRROR, NULL);
+      set_region (ph.h->element, FALSE);
+      for (guint k = 0; k < 14; k++) {
+        const TestMatrix *mk = &m[k >= 12];
+        const Oracle o = { .m = mk, .border = REF_BORDER_MIRROR };
+        g_autofree gchar *what = g_strdup_printf ("%s 97x61 CUDA memory, "
+            "frame %u", formats[f], k);
+        Box boxes[21];
+        const guint n = replayed_boxes (k, boxes);
+        g_autofree gchar *text = boxes_text (boxes, n);
+        GstBuffer *host = random_frame (&ph.info), *in, *out, *host_out;
+        GstVideoFrame fin, fout;
+
+        if (k == 12)
+          set_custom_filter (ph.h->element, mk, REF_BORDER_MIRROR, NULL);
+        g_object_set (ph.h->element, "region-boxes", text, NULL);
+        make_well_formed (host, &ph.info);
+        in = frame_to_cuda (&ph, host);
+        out = gst_harness_push_and_pull (ph.h, in);
+        fail_unless (out == in, "%s: not filtered in place", what);
+        host_out = frame_from_cuda (&ph, out);
+        fail_unless (gst_video_frame_map (&fin, &ph.info, host,
+                GST_MAP_READ));
+        fail_unless (gst_video_frame_map (&fout, &ph.info, host_out,
+                GST_MAP_READ));
+        check_regions (&fin, &fout, &o, element_channels (ph.h->element),
+            boxes, n, FALSE, what);
+        gst_video_frame_unmap (&fin);
+        gst_video_frame_unmap (&fout);
+        gst_buffer_unref (host_out);
+        gst_buffer_unref (out);
+        gst_buffer_unref (host);
+      }
+      path_harness_stop (&ph);
+    }
+#endif
+  }
+  gst_debug_unset_threshold_for_name ("cudaconv");
+  gst_debug_remove_log_function (count_graph_messages);
+  gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
+#ifdef ELEMENT_CUDA
+  fail_unless (g_atomic_int_get (&graphs_failed) == 0,
+      "a frame graph failed (see the cudaconv INFO log)");
+  fail_unless (g_atomic_int_get (&graphs_recorded) > 0,
+      "no frame slot recorded a region frame's kernels");
+#endif
+  g_free (m[0].text);
+  g_free (m[1].text);
+}
+
+GST_END_TEST;
+
 /* Overlapping boxes, a box inside another, two equal ones: the union is
  * filtered, each sample once. */
 GST_START_TEST (test_overlapping_boxes)
@@ -1781,6 +1990,7 @@ add_tests (TCase * tc)
   tcase_add_test (tc, test_region_hold);
   tcase_add_test (tc, test_region_hold_crowd);
   tcase_add_test (tc, test_fixed_boxes);
+  tcase_add_test (tc, test_fixed_boxes_replayed);
   tcase_add_test (tc, test_overlapping_boxes);
   tcase_add_loop_test (tc, test_many_regions, 0, G_N_ELEMENTS (crowd_sizes));
   tcase_add_test (tc, test_edges_and_corners);
