@@ -189,7 +189,10 @@ cudaconv_cuda_slot_begin (CudaBackend * cuda, FrameSlot * slot,
   slot->patch_used = 0;
   slot->in = *in;
   slot->out = *out;
-  if (job->coverage)
+  /* a coverage of the generation the slot holds is what it holds already
+   * (fixed boxes: a crowd's pieces are not copied again each frame) */
+  if (job->coverage && (job->coverage->generation == 0
+          || job->coverage->generation != slot->coverage->generation))
     cudaconv_coverage_copy (slot->coverage, job->coverage);
   if (route->foreign_in && !cuda->input_planes
       && !make_input_planes (cuda, error))
