@@ -35,6 +35,10 @@ G_BEGIN_DECLS
 /* component geometries whose tuned strategy is remembered */
 #define CUDACONV_MAX_TUNED 8
 
+/* Patches a launch takes as its parameters (the smallest room of
+ * cc_cuda_copy_patches); more go in a table */
+#define CUDACONV_PARAMETER_PATCHES 16
+
 typedef struct {
   void *in, *out;               /* pitched device planes */
   size_t in_pitch, out_pitch;

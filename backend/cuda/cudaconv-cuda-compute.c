@@ -38,10 +38,6 @@ piece_fill (gpointer ctx, const CcComponent * dst, guint value,
           ((PieceContext *) ctx)->slot->stream), error);
 }
 
-/* Patches a launch takes as its parameters (the smallest room of
- * cc_cuda_copy_patches); more go in a table */
-#define PARAMETER_PATCHES 16
-
 /* Patches to copy in as few launches as they allow: a few as a launch's
  * parameters, more from tables in the slot's pinned memory where the
  * device maps it, since the driver copies a launch's parameters whole
@@ -94,7 +90,7 @@ batches_reserve (const CudaBackend * cuda, FrameSlot * slot,
   for (guint i = 0; i < n_batches; i++) {
     PatchBatch *b = batches[i];
     b->tables = cuda->maps_host_memory && (always_tables
-        || b->n > PARAMETER_PATCHES);
+        || b->n > CUDACONV_PARAMETER_PATCHES);
     b->launches = 0;
     if (!b->tables)
       continue;

@@ -115,23 +115,29 @@ regions_are_small (const CudaBackend * cuda, const CudaConvCoverage * cov)
 
 /* Whether a region frame's compute stage replays from the slot's frame
  * graph: its work kernels only, which a graph binds to each frame (its
- * stacks where the frames are, or in device memory of the context
- * filtered in place, with no plane copy whose node would keep another
- * frame's planes), its patches from tables in pinned memory the device
- * maps, and the coverage the last region frame had: fixed boxes keep
- * their launches, where moving boxes would record a graph a frame. */
+ * stacks in device memory of the context filtered in place, with no
+ * plane copy whose node would keep another frame's planes, or where the
+ * frames are), its patches from tables in pinned memory the device maps,
+ * and the coverage the last region frame had: fixed boxes keep their
+ * launches, where moving boxes would record a graph a frame. Where the
+ * frames are, only with more pieces than a launch's parameters take: a
+ * table's patches cost each block two reads over the bus before its
+ * copy, and a frame of a few boxes there is bound by the bus, not by the
+ * host's launches, so that replaying it from tables made it slower. */
 static gboolean
 regions_replay (CudaBackend * cuda, const CudaConvJob * job,
     const CudaFrameRoute * r)
 {
-  const guint64 generation = job->coverage ? job->coverage->generation : 0;
+  const CudaConvCoverage *cov = job->coverage;
+  const guint64 generation = cov ? cov->generation : 0;
   const gboolean same = generation == cuda->coverage_generation;
 
   cuda->coverage_generation = generation;
   return same && r->stacks && cuda->maps_host_memory
-      && (r->path == CUDA_PATH_REGIONS_MAPPED || (r->path == CUDA_PATH_PLANES
-              && cuda->in_device && cuda->out_device && r->in_place
-              && !r->foreign_in));
+      && ((r->path == CUDA_PATH_REGIONS_MAPPED
+              && cov->n_pieces > CUDACONV_PARAMETER_PATCHES)
+          || (r->path == CUDA_PATH_PLANES && cuda->in_device
+              && cuda->out_device && r->in_place && !r->foreign_in));
 }
 
 CudaFrameRoute

@@ -827,8 +827,9 @@ replayed_boxes (guint k, Box * boxes)
 
 /* Fixed boxes frame after frame, writable frames filtered in place: where
  * the boxes stay, the CUDA back end replays a frame's kernels from its
- * frame slot's graph (frames from the element's pool of pinned memory,
- * read and written where they are, and frames in CUDA memory), and where
+ * frame slot's graph (frames in CUDA memory, and frames from the
+ * element's pool of pinned memory, read and written where they are, with
+ * more pieces than a launch's parameters take: the 21 boxes), and where
  * they change it launches them one by one and records again. Fourteen
  * frames of I420 and NV12 at odd sizes, the boxes changed at frames 5 and
  * 9 and the filter (another matrix, of another radius) at frame 12, each
