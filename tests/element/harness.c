@@ -163,6 +163,42 @@ harness_new (const gchar * caps)
   return harness_new_with_depth (caps, 0);
 }
 
+static GraphCounts *graph_counts;
+
+static void
+count_graph_messages (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer data)
+{
+  const gchar *text;
+
+  if (g_strcmp0 (gst_debug_category_get_name (category), "cudaconv") != 0)
+    return;
+  text = gst_debug_message_get (message);
+  if (g_str_has_prefix (text, "a frame slot recorded its frame's kernels"))
+    g_atomic_int_inc (&graph_counts->recorded);
+  else if (strstr (text, "their graph failed"))
+    g_atomic_int_inc (&graph_counts->failed);
+}
+
+void
+graph_counts_start (GraphCounts * counts)
+{
+  counts->recorded = counts->failed = 0;
+  graph_counts = counts;
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (count_graph_messages, NULL, NULL);
+  gst_debug_set_threshold_for_name ("cudaconv", GST_LEVEL_DEBUG);
+}
+
+void
+graph_counts_stop (void)
+{
+  gst_debug_unset_threshold_for_name ("cudaconv");
+  gst_debug_remove_log_function (count_graph_messages);
+  gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
+}
+
 /* The harness leaves its element without a bus: the tests give it one to
  * read the element's messages from. */
 GstBus *

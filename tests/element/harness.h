@@ -89,6 +89,17 @@ GstHarness *harness_new (const gchar * caps);
 GstBus *harness_bus (GstHarness * h);
 void harness_teardown_with_bus (GstHarness * h, GstBus * bus);
 gboolean bus_has_problem (GstBus * bus);
+
+/* What the CUDA back end says of its frame graphs (cudaconv-cuda-graph.c):
+ * the frame slots that recorded a frame's kernels, and the graphs that
+ * failed */
+typedef struct {
+  gint recorded, failed;
+} GraphCounts;
+/* From now on the element's DEBUG lines are counted into counts (zeroed
+ * here) rather than printed, until graph_counts_stop. */
+void graph_counts_start (GraphCounts * counts);
+void graph_counts_stop (void);
 void expect_warning (GstBus * bus, const gchar * mention, const gchar * what);
 
 GstBuffer *random_bytes (gsize size);

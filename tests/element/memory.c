@@ -523,26 +523,6 @@ GST_START_TEST (test_channel_subsets_in_cuda_memory)
 
 GST_END_TEST;
 
-/* What the CUDA back end said of its frame graphs (cudaconv-cuda-graph.c)
- * while a test ran */
-static gint graphs_recorded, graphs_failed;
-
-static void
-count_graph_messages (GstDebugCategory * category, GstDebugLevel level,
-    const gchar * file, const gchar * function, gint line, GObject * object,
-    GstDebugMessage * message, gpointer data)
-{
-  const gchar *text;
-
-  if (g_strcmp0 (gst_debug_category_get_name (category), "cudaconv") != 0)
-    return;
-  text = gst_debug_message_get (message);
-  if (g_str_has_prefix (text, "a frame slot recorded its frame's kernels"))
-    g_atomic_int_inc (&graphs_recorded);
-  else if (strstr (text, "their graph failed"))
-    g_atomic_int_inc (&graphs_failed);
-}
-
 /* One setting of test_replayed_frames_in_cuda_memory: the matrix's side,
  * whether it is a new matrix, the strategy, the border */
 typedef struct {
@@ -576,18 +556,15 @@ GST_START_TEST (test_replayed_frames_in_cuda_memory)
     {7, TRUE, "tiled-halo", REF_BORDER_CLAMP},
   };
   const MemoryPath *both = NULL;
+  GraphCounts graphs;
   gint frames = 0;
 
   for (guint k = 0; k < G_N_ELEMENTS (memory_paths); k++)
     if (memory_paths[k].cuda_in && memory_paths[k].cuda_out)
       both = &memory_paths[k];
   fail_unless (both != NULL);
-  g_atomic_int_set (&graphs_recorded, 0);
-  g_atomic_int_set (&graphs_failed, 0);
-  /* the back end's DEBUG lines are counted here, not printed */
-  gst_debug_remove_log_function (gst_debug_log_default);
-  gst_debug_add_log_function (count_graph_messages, NULL, NULL);
-  gst_debug_set_threshold_for_name ("cudaconv", GST_LEVEL_DEBUG);
+  /* the back end's DEBUG lines are counted, not printed */
+  graph_counts_start (&graphs);
   for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
     PathHarness ph;
     TestMatrix m = { 0 };
@@ -614,15 +591,13 @@ GST_START_TEST (test_replayed_frames_in_cuda_memory)
     check_path_memory (&ph);
     path_harness_stop (&ph);
   }
-  gst_debug_unset_threshold_for_name ("cudaconv");
-  gst_debug_remove_log_function (count_graph_messages);
-  gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
-  fail_unless (g_atomic_int_get (&graphs_failed) == 0,
+  graph_counts_stop ();
+  fail_unless (g_atomic_int_get (&graphs.failed) == 0,
       "a frame graph failed (see the cudaconv INFO log)");
-  fail_unless (g_atomic_int_get (&graphs_recorded) > 0
-      && 2 * g_atomic_int_get (&graphs_recorded) < frames,
+  fail_unless (g_atomic_int_get (&graphs.recorded) > 0
+      && 2 * g_atomic_int_get (&graphs.recorded) < frames,
       "%d recordings for %d frames of kernels only",
-      g_atomic_int_get (&graphs_recorded), frames);
+      g_atomic_int_get (&graphs.recorded), frames);
 }
 
 GST_END_TEST;

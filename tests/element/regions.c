@@ -743,25 +743,6 @@ GST_START_TEST (test_fixed_boxes)
 
 GST_END_TEST;
 
-/* What the CUDA back end said of its frame graphs while a test ran */
-static gint graphs_recorded, graphs_failed;
-
-static void
-count_graph_messages (GstDebugCategory * category, GstDebugLevel level,
-    const gchar * file, const gchar * function, gint line, GObject * object,
-    GstDebugMessage * message, gpointer data)
-{
-  const gchar *text;
-
-  if (g_strcmp0 (gst_debug_category_get_name (category), "cudaconv") != 0)
-    return;
-  text = gst_debug_message_get (message);
-  if (g_str_has_prefix (text, "a frame slot recorded its frame's kernels"))
-    g_atomic_int_inc (&graphs_recorded);
-  else if (strstr (text, "their graph failed"))
-    g_atomic_int_inc (&graphs_failed);
-}
-
 /* The pool the element proposes upstream (of pinned memory on the CUDA
  * back end), active, or NULL where it proposes none */
 static GstBufferPool *
@@ -825,6 +806,30 @@ replayed_boxes (guint k, Box * boxes)
   return G_N_ELEMENTS (few);
 }
 
+#if defined (ELEMENT_CUDA) && defined (HAVE_GST_CUDA)
+/* The output of ph's element for the input host (in system memory),
+ * against the oracle inside or outside the boxes; out in the memory of
+ * ph's path */
+static void
+check_path_regions (PathHarness * ph, GstBuffer * host, GstBuffer * out,
+    const Oracle * o, const Box * boxes, guint n, gboolean outside,
+    const gchar * what)
+{
+  GstBuffer *host_out = ph->path->cuda_out ? frame_from_cuda (ph, out) :
+      gst_buffer_ref (out);
+  GstVideoFrame fin, fout;
+
+  fail_unless (gst_video_frame_map (&fin, &ph->info, host, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fout, &ph->info, host_out,
+          GST_MAP_READ));
+  check_regions (&fin, &fout, o, element_channels (ph->h->element), boxes, n,
+      outside, what);
+  gst_video_frame_unmap (&fin);
+  gst_video_frame_unmap (&fout);
+  gst_buffer_unref (host_out);
+}
+#endif
+
 /* Fixed boxes frame after frame, writable frames filtered in place: where
  * the boxes stay, the CUDA back end replays a frame's kernels from its
  * frame slot's graph (frames in CUDA memory, and frames from the
@@ -838,16 +843,13 @@ replayed_boxes (guint k, Box * boxes)
 GST_START_TEST (test_fixed_boxes_replayed)
 {
   static const gchar *formats[] = { "I420", "NV12" };
+  GraphCounts graphs;
   TestMatrix m[2];
 
   matrix_random (&m[0], 5, FALSE);
   matrix_random (&m[1], 7, TRUE);
-  g_atomic_int_set (&graphs_recorded, 0);
-  g_atomic_int_set (&graphs_failed, 0);
-  /* the back end's DEBUG lines are counted here, not printed */
-  gst_debug_remove_log_function (gst_debug_log_default);
-  gst_debug_add_log_function (count_graph_messages, NULL, NULL);
-  gst_debug_set_threshold_for_name ("cudaconv", GST_LEVEL_DEBUG);
+  /* the back end's DEBUG lines are counted, not printed */
+  graph_counts_start (&graphs);
   for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
     GstVideoInfo info;
     GstHarness *h = region_harness (formats[f], 97, 61, &info);
@@ -911,8 +913,7 @@ GST_START_TEST (test_fixed_boxes_replayed)
         Box boxes[21];
         const guint n = replayed_boxes (k, boxes);
         g_autofree gchar *text = boxes_text (boxes, n);
-        GstBuffer *host = random_frame (&ph.info), *in, *out, *host_out;
-        GstVideoFrame fin, fout;
+        GstBuffer *host = random_frame (&ph.info), *in, *out;
 
         if (k == 12)
           set_custom_filter (ph.h->element, mk, REF_BORDER_MIRROR, NULL);
@@ -921,16 +922,7 @@ GST_START_TEST (test_fixed_boxes_replayed)
         in = frame_to_cuda (&ph, host);
         out = gst_harness_push_and_pull (ph.h, in);
         fail_unless (out == in, "%s: not filtered in place", what);
-        host_out = frame_from_cuda (&ph, out);
-        fail_unless (gst_video_frame_map (&fin, &ph.info, host,
-                GST_MAP_READ));
-        fail_unless (gst_video_frame_map (&fout, &ph.info, host_out,
-                GST_MAP_READ));
-        check_regions (&fin, &fout, &o, element_channels (ph.h->element),
-            boxes, n, FALSE, what);
-        gst_video_frame_unmap (&fin);
-        gst_video_frame_unmap (&fout);
-        gst_buffer_unref (host_out);
+        check_path_regions (&ph, host, out, &o, boxes, n, FALSE, what);
         gst_buffer_unref (out);
         gst_buffer_unref (host);
       }
@@ -938,13 +930,11 @@ GST_START_TEST (test_fixed_boxes_replayed)
     }
 #endif
   }
-  gst_debug_unset_threshold_for_name ("cudaconv");
-  gst_debug_remove_log_function (count_graph_messages);
-  gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
+  graph_counts_stop ();
 #ifdef ELEMENT_CUDA
-  fail_unless (g_atomic_int_get (&graphs_failed) == 0,
+  fail_unless (g_atomic_int_get (&graphs.failed) == 0,
       "a frame graph failed (see the cudaconv INFO log)");
-  fail_unless (g_atomic_int_get (&graphs_recorded) > 0,
+  fail_unless (g_atomic_int_get (&graphs.recorded) > 0,
       "no frame slot recorded a region frame's kernels");
 #endif
   g_free (m[0].text);
@@ -1803,8 +1793,7 @@ GST_START_TEST (test_regions_in_cuda_memory)
               writable ? "writable" : "non-writable");
           const Oracle o = { .m = &m, .border = REF_BORDER_MIRROR };
           PathHarness ph;
-          GstBuffer *host, *in, *out, *host_out;
-          GstVideoFrame fin, fout;
+          GstBuffer *host, *in, *out;
           Box boxes[3];
           guint n;
 
@@ -1851,17 +1840,7 @@ GST_START_TEST (test_regions_in_cuda_memory)
           }
           fail_unless (gst_buffer_get_video_region_of_interest_meta (out)
               != NULL, "%s: the ROI metas were dropped", what);
-          host_out = ph.path->cuda_out ? frame_from_cuda (&ph, out) :
-              gst_buffer_ref (out);
-          fail_unless (gst_video_frame_map (&fin, &ph.info, host,
-                  GST_MAP_READ));
-          fail_unless (gst_video_frame_map (&fout, &ph.info, host_out,
-                  GST_MAP_READ));
-          check_regions (&fin, &fout, &o, element_channels (ph.h->element),
-              boxes, n, outside, what);
-          gst_video_frame_unmap (&fin);
-          gst_video_frame_unmap (&fout);
-          gst_buffer_unref (host_out);
+          check_path_regions (&ph, host, out, &o, boxes, n, outside, what);
           gst_buffer_unref (out);
           gst_buffer_unref (host);
 
