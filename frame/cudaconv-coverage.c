@@ -730,12 +730,16 @@ cudaconv_coverage_build (CudaConvCoverage * coverage,
   SortKey *keys;
   guint *first, *order;
 
-  static gsize generations;
+  static guint64 generations;
+  G_LOCK_DEFINE_STATIC (generations);
 
   if (built_from (coverage, plan, regions, filters, border, n))
     return;
-  /* elements build their coverages on their own streaming threads */
-  coverage->generation = (guint64) g_atomic_pointer_add (&generations, 1) + 1;
+  /* elements build their coverages on their own streaming threads; 64
+   * bits on every host, so that no count comes back to 0 ("never built") */
+  G_LOCK (generations);
+  coverage->generation = ++generations;
+  G_UNLOCK (generations);
   reach = g_new (Reach, MAX (n, 1));
   keys = g_new (SortKey, MAX (n, 1));
   first = g_new (guint, 2 * MAX (n, 1));

@@ -66,10 +66,11 @@ typedef struct {
   CudaConvByteBox *boxes;
   /* entries allocated */
   guint pieces_size, writes_size, boxes_size;
-  /* the build it holds: each build that changes a coverage numbers it
-   * anew, from one count of the process's, and a copy keeps its source's,
-   * so that two coverages of one generation hold the same pieces (a back
-   * end that keeps work made for them, a frame graph, knows it fits) */
+  /* the build it holds: each build from other inputs than the last
+   * numbers it anew, from one count of the process's (0: never built),
+   * and a copy keeps its source's, so that two coverages of one
+   * generation hold the same pieces (a back end that keeps work made for
+   * them, a frame graph, knows it fits) */
   guint64 generation;
   /* what the coverage was built from, where the builder may take it again
    * (a copy holds none): the plan and its layout (remade in place when
