@@ -677,8 +677,8 @@ cudaconv_cuda_compute_prepare (CudaBackend * cuda, FrameSlot * slot,
   if (slot->route.stacks) {
     if (!prepare_stacks (cuda, slot, job, &untimed, error))
       return FALSE;
-    /* filled parts go through the pieces routine, which may grow the
-     * scratch */
+    /* a filled part's launches take the frame's own planes as their
+     * arguments, which a replay would set anew on every frame */
     slot->capturable = !untimed && slot->stack_frame->n_filled == 0;
   } else {
     slot->capturable = slot->route.path != CUDA_PATH_KERNELS

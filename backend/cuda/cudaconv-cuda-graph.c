@@ -16,9 +16,10 @@
  * frame whose launches differ from the recording (another filter radius or
  * kernel, new strategies, other regions) finds the graph stale: that frame
  * is launched one by one, and the slot records again with the next. A
- * frame with a strategy still to time, or work that allocates, runs
- * without a graph, since the tuner launches and waits on its stream
- * (cudaconv_cuda_compute_prepare says which); any other failure of a graph leaves graphs off
+ * frame with a strategy still to time runs without a graph, since the
+ * tuner launches and waits on its stream, and so does a region frame with
+ * a part the plan fills (cudaconv_cuda_compute_prepare says which); any
+ * other failure of a graph leaves graphs off
  * until the next configure. */
 #include "config.h"
 
@@ -60,6 +61,8 @@ run_graph (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
   }
   if (record)
     GST_DEBUG ("a frame slot recorded its frame's kernels");
+  else
+    GST_LOG ("a frame slot replayed its frame's kernels");
   return GRAPH_RAN;
 }
 
