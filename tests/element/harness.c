@@ -177,6 +177,9 @@ count_graph_messages (GstDebugCategory * category, GstDebugLevel level,
   text = gst_debug_message_get (message);
   if (g_str_has_prefix (text, "a frame slot recorded its frame's kernels"))
     g_atomic_int_inc (&graph_counts->recorded);
+  else if (g_str_has_prefix (text, "a frame slot replayed its frame's "
+          "kernels"))
+    g_atomic_int_inc (&graph_counts->replayed);
   else if (strstr (text, "their graph failed"))
     g_atomic_int_inc (&graph_counts->failed);
 }
@@ -184,11 +187,11 @@ count_graph_messages (GstDebugCategory * category, GstDebugLevel level,
 void
 graph_counts_start (GraphCounts * counts)
 {
-  counts->recorded = counts->failed = 0;
+  counts->recorded = counts->replayed = counts->failed = 0;
   graph_counts = counts;
   gst_debug_remove_log_function (gst_debug_log_default);
   gst_debug_add_log_function (count_graph_messages, NULL, NULL);
-  gst_debug_set_threshold_for_name ("cudaconv", GST_LEVEL_DEBUG);
+  gst_debug_set_threshold_for_name ("cudaconv", GST_LEVEL_LOG);
 }
 
 void

@@ -91,13 +91,13 @@ void harness_teardown_with_bus (GstHarness * h, GstBus * bus);
 gboolean bus_has_problem (GstBus * bus);
 
 /* What the CUDA back end says of its frame graphs (cudaconv-cuda-graph.c):
- * the frame slots that recorded a frame's kernels, and the graphs that
- * failed */
+ * the frames whose kernels a frame slot recorded, those it replayed, and
+ * the graphs that failed */
 typedef struct {
-  gint recorded, failed;
+  gint recorded, replayed, failed;
 } GraphCounts;
-/* From now on the element's DEBUG lines are counted into counts (zeroed
- * here) rather than printed, until graph_counts_stop. */
+/* From now on the element's DEBUG and LOG lines are counted into counts
+ * (zeroed here) rather than printed, until graph_counts_stop. */
 void graph_counts_start (GraphCounts * counts);
 void graph_counts_stop (void);
 void expect_warning (GstBus * bus, const gchar * mention, const gchar * what);
