@@ -212,8 +212,9 @@ add_box (GArray * to, gint64 x, gint64 y, gint64 w, gint64 h, gdouble margin,
       || llabs (y) > CUDACONV_MAX_REGION_COORD
       || w > CUDACONV_MAX_REGION_COORD || h > CUDACONV_MAX_REGION_COORD)
     return FALSE;
-  mx = (gint64) ceil (margin * (gdouble) w);
-  my = (gint64) ceil (margin * (gdouble) h);
+  /* no margin, the usual case, costs a crowd no rounding */
+  mx = margin > 0.0 ? (gint64) ceil (margin * (gdouble) w) : 0;
+  my = margin > 0.0 ? (gint64) ceil (margin * (gdouble) h) : 0;
   x0 = MAX (x - mx, 0);
   y0 = MAX (y - my, 0);
   x1 = MIN (x + w + mx, (gint64) width);
@@ -494,20 +495,24 @@ cudaconv_regions_collect (const CudaConvRegionRules * rules,
     CudaConvRegionHistory * history, GstBuffer * buffer, gint width,
     gint height, CudaConvRegionSet * set, guint * n_bad, guint * n_merged)
 {
-  GArray *reported = g_array_new (FALSE, FALSE, sizeof (CudaConvRegion));
-  GArray *all = g_array_new (FALSE, FALSE, sizeof (CudaConvRegion));
-  const CudaConvRegion *fixed;
   guint n_fixed;
+  const CudaConvRegion *fixed = cudaconv_regions_fixed_boxes (rules,
+      &n_fixed);
+  GArray *reported = g_array_new (FALSE, FALSE, sizeof (CudaConvRegion));
+  GArray *all;
 
   *n_bad = *n_merged = 0;
   set->n = 0;
   reported_boxes (rules, buffer, width, height, reported, n_bad);
+  /* room for the reported and fixed boxes at once: a crowd's array does
+   * not grow box by box */
+  all = g_array_sized_new (FALSE, FALSE, sizeof (CudaConvRegion),
+      reported->len + n_fixed);
   if (history)
     hold (history, MIN (rules->hold, CUDACONV_MAX_REGION_HOLD), reported,
         all, width, height);
   else
     g_array_append_vals (all, reported->data, reported->len);
-  fixed = cudaconv_regions_fixed_boxes (rules, &n_fixed);
   for (guint k = 0; k < n_fixed; k++) {
     const CudaConvRegion *b = &fixed[k];
     if (!add_box (all, b->x, b->y, b->w, b->h, rules->margin, width, height))
