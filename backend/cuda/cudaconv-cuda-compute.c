@@ -501,7 +501,6 @@ prepare_stacks (CudaBackend * cuda, FrameSlot * slot, const CudaConvJob * job,
     slot->stack_frame = g_new0 (CudaStackFrame, 1);
   sf = slot->stack_frame;
   sf->n = sf->n_groups = sf->n_filled = 0;
-  sf->gather.n = sf->scatter.n = 0;
   for (guint p = 0; p < layout->n_planes; p++) {
     const CudaConvPlaneLayout *pl = &layout->planes[p];
     if (!plan->planes[p].process)
@@ -672,8 +671,6 @@ cudaconv_cuda_compute_prepare (CudaBackend * cuda, FrameSlot * slot,
 {
   gboolean untimed = FALSE;
 
-  if (slot->stack_frame)
-    slot->stack_frame->n = slot->stack_frame->n_filled = 0;
   if (slot->route.stacks) {
     if (!prepare_stacks (cuda, slot, job, &untimed, error))
       return FALSE;
